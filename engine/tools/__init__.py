@@ -1,0 +1,1 @@
+"""Tools: benchmarks, match runners, engine drivers."""

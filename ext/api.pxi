@@ -1,0 +1,220 @@
+# The Python face of the core: a small Board class for tests, tools and the
+# UCI loop. Nothing here runs per node.
+
+from libc.stdlib cimport calloc, free
+
+
+cdef class Board:
+    """A chess position with its move history.
+
+    >>> board = Board()
+    >>> len(board.legal_moves())
+    20
+    >>> board.push("e2e4")
+    >>> board.fen()
+    'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1'
+    >>> board.perft(3)
+    13160
+    """
+    cdef Position pos
+
+    def __init__(self, fen: str = STARTING_FEN, chess960: bool = False):
+        self.pos.chess960 = chess960
+        set_fen(&self.pos, fen)
+
+    # --- state -------------------------------------------------------------
+
+    def set_fen(self, fen: str) -> None:
+        """Replace the position (and clear the history); ValueError if broken.
+
+        On error the board keeps its previous position.
+        """
+        set_fen(&self.pos, fen)
+
+    def fen(self) -> str:
+        return get_fen(&self.pos)
+
+    def copy(self) -> Board:
+        cdef Board other = Board.__new__(Board)
+        other.pos = self.pos
+        return other
+
+    @property
+    def chess960(self) -> bool:
+        return bool(self.pos.chess960)
+
+    @chess960.setter
+    def chess960(self, value: bool) -> None:
+        self.pos.chess960 = bool(value)
+
+    @property
+    def turn(self) -> str:
+        """'w' or 'b'."""
+        return "wb"[self.pos.stm]
+
+    @property
+    def ply(self) -> int:
+        """Moves pushed since the last set_fen (that can still be popped)."""
+        return self.pos.hist_len
+
+    def zobrist(self) -> int:
+        """The incrementally updated 64-bit key."""
+        return self.pos.key
+
+    def zobrist_recomputed(self) -> int:
+        """The key computed from scratch; always equals zobrist()."""
+        return compute_key(&self.pos)
+
+    # --- moves -------------------------------------------------------------
+
+    cdef list _moves(self, int kind):
+        cdef Move moves[MAX_MOVES]
+        cdef int n = generate_moves(&self.pos, moves, kind)
+        return [moves[i] for i in range(n)]
+
+    def legal_moves(self) -> list[str]:
+        """Every legal move in UCI notation, in generation order."""
+        return [move_to_uci(&self.pos, m) for m in self._moves(GEN_ALL)]
+
+    cdef Move _parse(self, str uci) except? 0:
+        """The legal move a UCI string names; 0 if none.
+
+        Castling is accepted both as e1g1 and as king-takes-rook (e1h1).
+        """
+        cdef Move m
+        cdef bint chess960 = self.pos.chess960
+        for m in self._moves(GEN_ALL):
+            if move_to_uci(&self.pos, m) == uci:
+                return m
+        for m in self._moves(GEN_ALL):
+            if move_flag(m) == F_CASTLE:
+                self.pos.chess960 = not chess960
+                other = move_to_uci(&self.pos, m)
+                self.pos.chess960 = chess960
+                if other == uci:
+                    return m
+        return 0
+
+    def is_legal(self, uci: str) -> bool:
+        return self._parse(uci) != 0
+
+    def push(self, uci: str) -> None:
+        """Play a move given in UCI notation; ValueError if it is not legal."""
+        cdef Move m = self._parse(uci)
+        if m == 0:
+            raise ValueError(f"illegal move {uci!r} in {self.fen()}")
+        if self.pos.hist_len >= HISTORY_CAP - MAX_PLY - 8:
+            self._compact_history()
+        make_move(&self.pos, m)
+
+    def pop(self) -> str:
+        """Take back the last move and return it; IndexError if there is none."""
+        if self.pos.hist_len == 0:
+            raise IndexError("no move to take back")
+        unmake_move(&self.pos)
+        return move_to_uci(&self.pos, self.pos.hist[self.pos.hist_len].move)
+
+    cdef void _compact_history(self):
+        """Drop history that no repetition can reach any more.
+
+        Only needed for games of close to 2,000 plies; moves before the cut
+        can no longer be popped.
+        """
+        cdef int keep = min(self.pos.hist_len, self.pos.halfmove + 2, HISTORY_CAP // 2)
+        cdef int drop = self.pos.hist_len - keep, i
+        for i in range(keep):
+            self.pos.hist[i] = self.pos.hist[i + drop]
+        self.pos.hist_len = keep
+
+    # --- game state ----------------------------------------------------------
+
+    def is_check(self) -> bool:
+        return in_check(&self.pos)
+
+    def is_checkmate(self) -> bool:
+        return in_check(&self.pos) and not has_legal_move(&self.pos)
+
+    def is_stalemate(self) -> bool:
+        return not in_check(&self.pos) and not has_legal_move(&self.pos)
+
+    def is_insufficient_material(self) -> bool:
+        return insufficient_material(&self.pos)
+
+    def is_fifty_moves(self) -> bool:
+        """50 moves by each side without capture or pawn move (and not mate)."""
+        return self.pos.halfmove >= 100 and has_legal_move(&self.pos)
+
+    def is_repetition(self, count: int = 3) -> bool:
+        """Has the current position occurred ``count`` times (this one included)?"""
+        return repetitions(&self.pos) + 1 >= count
+
+    def outcome(self) -> str | None:
+        """Why the game is over ('checkmate', 'stalemate', 'insufficient material',
+        'fifty moves', 'threefold repetition'), or None while it goes on."""
+        if not has_legal_move(&self.pos):
+            return "checkmate" if in_check(&self.pos) else "stalemate"
+        if insufficient_material(&self.pos):
+            return "insufficient material"
+        if self.pos.halfmove >= 100:
+            return "fifty moves"
+        if repetitions(&self.pos) >= 2:
+            return "threefold repetition"
+        return None
+
+    # --- perft ---------------------------------------------------------------
+
+    def perft(self, depth: int, bulk: bool = True) -> int:
+        """Leaf count of the legal-move tree ``depth`` plies deep (GIL released)."""
+        cdef int d = depth
+        cdef bint b = bulk
+        cdef u64 n
+        if d < 0:
+            raise ValueError("depth must be >= 0")
+        with nogil:
+            n = perft(&self.pos, d, b)
+        return n
+
+    def perft_hashed(self, depth: int, hash_mb: int = 64) -> int:
+        """perft() with a table of subtree counts (faster on deep suites)."""
+        cdef int d = depth
+        cdef u64 entries = 1, n
+        if d < 0:
+            raise ValueError("depth must be >= 0")
+        while entries * 2 * sizeof(PerftEntry) <= <u64>hash_mb * 1024 * 1024:
+            entries *= 2
+        cdef PerftEntry* table = <PerftEntry*>calloc(entries, sizeof(PerftEntry))
+        if table == NULL:
+            raise MemoryError
+        try:
+            with nogil:
+                n = perft_hashed(&self.pos, d, table, entries - 1)
+        finally:
+            free(table)
+        return n
+
+    def divide(self, depth: int, bulk: bool = True):
+        """Yield (move, leaf count) for each root move, like Stockfish's ``go perft``."""
+        cdef int d = depth
+        cdef bint b = bulk
+        cdef u64 n
+        if d < 1:
+            raise ValueError("depth must be >= 1")
+        for m in self._moves(GEN_ALL):
+            uci = move_to_uci(&self.pos, m)
+            make_move(&self.pos, m)
+            with nogil:
+                n = perft(&self.pos, d - 1, b)
+            unmake_move(&self.pos)
+            yield uci, n
+
+    def __str__(self) -> str:
+        rows = []
+        for rank in range(7, -1, -1):
+            cells = [PIECE_CHARS[p] if p != EMPTY else "." for p in
+                     (self.pos.board[rank * 8 + f] for f in range(8))]
+            rows.append(f"{rank + 1}  " + " ".join(cells))
+        rows.append("   a b c d e f g h")
+        return "\n".join(rows)
+
+    def __repr__(self) -> str:
+        return f"Board({self.fen()!r})"

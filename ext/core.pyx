@@ -1,0 +1,21 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: initializedcheck=False, nonecheck=False, infer_types=False
+"""The compiled core: board, move generation, perft (and, later, search).
+
+Every ``.pxi`` below is one concern; they are textually included into this
+single module so that the C compiler sees one translation unit and can inline
+the bit tricks and table look-ups across files. Cross-module ``cimport`` would
+turn each call into a call through a function pointer, which costs perft a
+factor of two or more.
+"""
+
+include "bits.pxi"
+include "attacks.pxi"
+include "position.pxi"
+include "zobrist.pxi"
+include "fen.pxi"
+include "makemove.pxi"
+include "movegen.pxi"
+include "rules.pxi"
+include "perft.pxi"
+include "api.pxi"
