@@ -88,5 +88,79 @@ def bench_perft(runs: int, quick: bool) -> None:
     run(runs, quick)
 
 
+@main.command()
+@click.option("--depth", type=click.IntRange(1, 64), default=None, help="Search depth (default: the bench depth).")
+def bench(depth: int | None) -> None:
+    """Fixed-depth search of fixed positions; the last line is 'N nodes M nps'."""
+    from engine.bench import DEFAULT_DEPTH, run_bench
+
+    def show(i: int, fen: str, result: dict) -> None:
+        click.echo(f"position {i + 1:2}: {result['bestmove']:6} score {result['score']:6} "
+                   f"nodes {result['nodes']}", err=True)
+    nodes, seconds = run_bench(depth or DEFAULT_DEPTH, on_position=show)
+    click.echo(f"{nodes} nodes {int(nodes / max(seconds, 1e-9))} nps")
+
+
+@main.command()
+@click.argument("epd", type=click.Path(exists=True, dir_okay=False))
+@click.option("--movetime", type=float, default=1.0, show_default=True, help="Seconds per position.")
+@click.option("--limit", type=int, default=None, help="Only the first N positions.")
+@click.option("--engine", "engine_spec", default="nmm", show_default=True, help="Engine spec (see match).")
+def suite(epd: str, movetime: float, limit: int | None, engine_spec: str) -> None:
+    """Solve rate on an EPD test suite (bm/am), through the UCI engine."""
+    from engine.tools.engines import parse_spec
+    from engine.tools.epd_suite import run_suite
+    spec = parse_spec(engine_spec)
+    result = run_suite(Path(epd), movetime, spec.command, spec.options, limit)
+    for ident, expected, played in result.failures:
+        click.echo(f"  missed {ident}: expected {expected}, played {played}")
+    click.echo(f"{spec.label}: {result.solved}/{result.total} solved at {movetime:g} s per position "
+               f"(mean depth {sum(result.depths) / max(len(result.depths), 1):.1f})")
+
+
+@main.command()
+@click.argument("engine_a")
+@click.argument("engine_b")
+@click.option("--games", type=int, default=100, show_default=True, help="Games (even: each opening twice).")
+@click.option("--tc", default="10+0.1", show_default=True, help="Seconds + increment per move.")
+@click.option("--openings", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="PGN or EPD openings (default: 8moves_v3.pgn in the data folder).")
+@click.option("--seed", type=int, default=1, show_default=True, help="Which openings are drawn.")
+@click.option("--concurrency", type=int, default=1, show_default=True)
+@click.option("--adjudicate/--no-adjudicate", default=True, show_default=True)
+@click.option("--pgn", type=click.Path(dir_okay=False), default=None, help="Write the games here.")
+def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | None, seed: int,
+          concurrency: int, adjudicate: bool, pgn: str | None) -> None:
+    """Play ENGINE_A against ENGINE_B, e.g. nmm stockfish:UCI_LimitStrength=true,UCI_Elo=2000."""
+    from engine.perft import data_dir
+    from engine.tools.engines import parse_spec
+    from engine.tools.match import load_openings, report, run_match
+
+    a, b = parse_spec(engine_a), parse_spec(engine_b)
+    base, _, inc = tc.partition("+")
+    path = Path(openings) if openings else data_dir() / "openings" / "8moves_v3.pgn"
+    boards = load_openings(path, (games + 1) // 2, seed)
+    pgn_file = open(pgn, "w") if pgn else None
+
+    def on_game(game, summary) -> None:
+        w, d, l = summary.count(1.0), summary.count(0.5), summary.count(0.0)
+        click.echo(f"game {len(summary.games):3}: {game.result:7} {game.reason:28} "
+                   f"(A {'white' if game.a_white else 'black'})  +{w} ={d} -{l}")
+        if pgn_file:
+            pgn_file.write(game.pgn + "\n\n")
+            pgn_file.flush()
+    summary = run_match(a, b, boards, float(base), float(inc or 0), concurrency, adjudicate, on_game)
+    click.echo(report(a, b, float(base), float(inc or 0), summary, adjudicate))
+
+
+@main.command()
+@click.option("--trials", type=int, default=20, show_default=True)
+def latency(trials: int) -> None:
+    """How fast the engine answers uci, isready, stop and quit (mid-search)."""
+    from engine.tools.latency import measure
+    for what, (median, worst) in measure(trials).items():
+        click.echo(f"{what:8} median {median:7.1f} ms   worst {worst:7.1f} ms")
+
+
 if __name__ == "__main__":
     main()

@@ -1,12 +1,11 @@
-"""The UCI loop: read commands, keep the position, run long jobs in a worker.
+"""The UCI loop: read commands, keep the position, search in a worker thread.
 
-The main thread only parses lines and answers at once (``isready`` included);
-anything long (perft, search) runs in a worker thread inside Cython with the
-GIL released, so the reader is never blocked behind it.
+The main thread only parses lines and answers at once (``isready`` too);
+perft and search run in a worker thread inside Cython with the GIL released,
+so the reader is never blocked behind them.
 
 >>> import io
->>> out = io.StringIO()
->>> uci = Uci(out)
+>>> uci = Uci(io.StringIO())
 >>> uci.handle("position startpos moves e2e4 e7e5")
 True
 >>> uci.board.fen()
@@ -21,10 +20,15 @@ from collections.abc import Callable, Iterable
 from typing import TextIO
 
 from engine import __version__
-from engine._core import STARTING_FEN, Board, clear_stop, request_stop
+from engine._core import (STARTING_FEN, Board, Searcher, clear_stop, eval_trace,
+                          request_stop)
+from engine.bench import DEFAULT_DEPTH, run_bench
+from engine.options import Option, OptionError, Options
+from engine.timeman import allot, movetime_limits
 
 ENGINE_NAME = f"nmm-chess {__version__}"
 AUTHOR = "the nmm-chess developers"
+MAX_INT = 2**31 - 1
 
 
 class UciError(ValueError):
@@ -60,27 +64,110 @@ def parse_position(tokens: list[str], chess960: bool = False) -> Board:
     return board
 
 
+GO_NUMBERS = ("wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes", "movetime", "mate")
+GO_FLAGS = ("infinite", "ponder")
+
+
+def parse_go(tokens: list[str], warn: Callable[[str], None]) -> dict:
+    """The parameters of ``go`` as a dict; bad values are reported and left out.
+
+    >>> parse_go("wtime 1000 btime -5 depth x searchmoves e2e4 d2d4 infinite".split(), print)
+    go: depth needs an integer, got 'x'
+    {'wtime': 1000, 'btime': 0, 'searchmoves': ['e2e4', 'd2d4'], 'infinite': True}
+    """
+    params: dict = {}
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token in GO_NUMBERS:
+            value = tokens[i + 1] if i + 1 < len(tokens) else None
+            i += 2
+            try:
+                params[token] = max(0, min(int(value), MAX_INT))  # negative clocks happen
+            except (TypeError, ValueError):
+                warn(f"go: {token} needs an integer, got {value!r}")
+        elif token in GO_FLAGS:
+            params[token] = True
+            i += 1
+        elif token == "searchmoves":
+            i += 1
+            moves = []
+            while i < len(tokens) and tokens[i] not in GO_NUMBERS + GO_FLAGS:
+                moves.append(tokens[i])
+                i += 1
+            params["searchmoves"] = moves
+        else:
+            warn(f"go: ignoring unknown token {token!r}")
+            i += 1
+    return params
+
+
+def format_info(line: dict) -> str:
+    """One ``info`` line from a search report."""
+    score = f"mate {line['mate']}" if line["mate"] is not None else f"cp {line['score']}"
+    if line["bound"]:
+        score += " " + line["bound"]
+    return (f"info depth {line['depth']} seldepth {line['seldepth']} multipv {line['multipv']} "
+            f"score {score} nodes {line['nodes']} nps {line['nps']} hashfull {line['hashfull']} "
+            f"time {line['time_ms']} pv {' '.join(line['pv'])}")
+
+
 class Uci:
     """One UCI session. ``handle`` takes a line, ``run`` a whole input stream."""
 
     def __init__(self, out: TextIO = sys.stdout) -> None:
         self.out = out
         self.board = Board()
-        self.chess960 = False
         self._out_lock = threading.Lock()
         self._worker: threading.Thread | None = None
-        self._stop = threading.Event()
+        self._released = threading.Event()  # lets an infinite/ponder search print bestmove
+        self._searcher: Searcher | None = None
+        self._pending_options: list[list[str]] = []
+        self.options = Options(self._option_table())
         self.commands: dict[str, Callable[[list[str]], None]] = {
             "uci": self.cmd_uci,
             "isready": self.cmd_isready,
+            "setoption": self.cmd_setoption,
             "ucinewgame": self.cmd_ucinewgame,
             "position": self.cmd_position,
             "go": self.cmd_go,
             "stop": self.cmd_stop,
+            "ponderhit": self.cmd_ponderhit,
             "d": self.cmd_display,
+            "eval": self.cmd_eval,
             "perft": self.cmd_perft,
+            "bench": self.cmd_bench,
             "debug": lambda args: None,
+            "register": lambda args: None,
         }
+
+    def _option_table(self) -> list[Option]:
+        def configure(**kwargs):
+            return lambda value: self.searcher.configure(**{k: value for k in kwargs})
+        return [
+            Option("Hash", "spin", 16, 1, 8192, apply=lambda mb: self.searcher.set_hash(mb)),
+            Option("Threads", "spin", 1, 1, 1),
+            Option("Clear Hash", "button", apply=lambda _: self.searcher.clear_hash()),
+            Option("Ponder", "check", False),
+            Option("MultiPV", "spin", 1, 1, 256, apply=configure(multipv=1)),
+            Option("Move Overhead", "spin", 30, 0, 5000),
+            Option("UCI_Chess960", "check", False, apply=self._set_chess960),
+            Option("MoveOrdering", "combo", "history", choices=("history",),
+                   apply=configure(ordering=1)),
+            Option("NullMove", "check", True, apply=configure(null_move=1)),
+            Option("LateMoveReductions", "check", True, apply=configure(lmr=1)),
+            Option("FutilityPruning", "check", True, apply=configure(futility=1)),
+        ]
+
+    @property
+    def searcher(self) -> Searcher:
+        """Created on first use, so that ``uciok`` does not wait for the hash table."""
+        if self._searcher is None:
+            self._searcher = Searcher(16)
+        return self._searcher
+
+    def _set_chess960(self, value: bool) -> None:
+        self.board.chess960 = value
 
     # --- output ------------------------------------------------------------
 
@@ -110,7 +197,7 @@ class Uci:
             if handler is not None:
                 try:
                     handler(tokens[i + 1:])
-                except UciError as e:
+                except (UciError, OptionError) as e:
                     self.info_string(f"error: {e}")
                 except Exception as e:  # the engine must outlive any bad line
                     self.info_string(f"error in '{token}': {type(e).__name__}: {e}")
@@ -130,17 +217,32 @@ class Uci:
     def cmd_uci(self, args: list[str]) -> None:
         self.send(f"id name {ENGINE_NAME}")
         self.send(f"id author {AUTHOR}")
+        for option in self.options:
+            self.send(option.uci_line())
         self.send("uciok")
 
     def cmd_isready(self, args: list[str]) -> None:
+        self.searcher                   # make sure the hash table exists
         self.send("readyok")
+
+    def cmd_setoption(self, args: list[str]) -> None:
+        """Apply an option; during a search, once that search has ended (the
+        protocol does not allow it then, and resizing the table under a running
+        search would pull the memory from under it)."""
+        if self._worker is not None and self._worker.is_alive():
+            self.options.check(args)
+            self._pending_options.append(args)
+            self.info_string("setoption during a search: applied when the search ends")
+        else:
+            self.options.set(args)
 
     def cmd_ucinewgame(self, args: list[str]) -> None:
         self.cmd_stop([])
-        self.board = Board(chess960=self.chess960)
+        self.searcher.clear()
+        self.board = Board(chess960=self.options["UCI_Chess960"])
 
     def cmd_position(self, args: list[str]) -> None:
-        self.board = parse_position(args, self.chess960)
+        self.board = parse_position(args, self.options["UCI_Chess960"])
 
     def cmd_display(self, args: list[str]) -> None:
         self.send(str(self.board))
@@ -148,11 +250,77 @@ class Uci:
         self.send(f"Key: {self.board.zobrist():016X}")
         self.send(f"Legal moves: {' '.join(self.board.legal_moves())}")
 
+    def cmd_eval(self, args: list[str]) -> None:
+        """The handwritten evaluation term by term, White's view."""
+        trace = eval_trace(self.board)
+        self.send(f"{'term':<16}{'white mg':>10}{'eg':>7}{'black mg':>10}{'eg':>7}{'total mg':>10}{'eg':>7}")
+        for name, (wm, we, bm, be) in trace["terms"].items():
+            self.send(f"{name:<16}{wm:>10}{we:>7}{bm:>10}{be:>7}{wm - bm:>10}{we - be:>7}")
+        self.send(f"phase {trace['phase']}/24, end-game scale {trace['scale']}/64, "
+                  f"tempo {trace['tempo']} for the side to move")
+        white_view = trace["total"]
+        self.send(f"Final evaluation: {white_view / 100:+.2f} (White's view)")
+
     def cmd_go(self, args: list[str]) -> None:
         if args[:1] == ["perft"]:
             self.cmd_perft(args[1:])
             return
-        raise UciError("search is not available yet")
+        params = parse_go(args, self.info_string)
+        kwargs = self._search_limits(params)
+        self._start(self._search_job, self.board.copy(), kwargs,
+                    params.get("infinite", False) or params.get("ponder", False))
+
+    def _search_limits(self, params: dict) -> dict:
+        """Turn ``go`` parameters into Searcher.search keyword arguments."""
+        overhead = self.options["Move Overhead"]
+        kwargs: dict = {"depth": params.get("depth"), "nodes": params.get("nodes"),
+                        "mate": params.get("mate"), "ponder": params.get("ponder", False)}
+        if params.get("searchmoves"):
+            legal = [m for m in params["searchmoves"] if self.board.is_legal(m)]
+            if len(legal) < len(params["searchmoves"]):
+                self.info_string("go: searchmoves has moves that are not legal here; ignoring them")
+            kwargs["searchmoves"] = legal or None
+        clock = params.get("wtime" if self.board.turn == "w" else "btime")
+        if params.get("infinite"):
+            pass
+        elif "movetime" in params:
+            kwargs["soft_ms"], kwargs["hard_ms"] = movetime_limits(params["movetime"], overhead)
+        elif clock is not None:
+            inc = params.get("winc" if self.board.turn == "w" else "binc", 0)
+            kwargs["soft_ms"], kwargs["hard_ms"] = allot(clock, inc, params.get("movestogo"), overhead)
+        return kwargs
+
+    def _search_job(self, board: Board, kwargs: dict, wait_for_release: bool) -> None:
+        result = self.searcher.search(board, on_info=lambda line: self.send(format_info(line)),
+                                      on_currmove=self._send_currmove, **kwargs)
+        if wait_for_release:
+            self._released.wait()       # infinite or ponder: bestmove only after stop/ponderhit
+        if result["bestmove"] is None:
+            self.send(f"info depth 0 score {'mate 0' if board.is_check() else 'cp 0'}")
+            self.send("bestmove 0000")
+        elif result["ponder"]:
+            self.send(f"bestmove {result['bestmove']} ponder {result['ponder']}")
+        else:
+            self.send(f"bestmove {result['bestmove']}")
+
+    def _send_currmove(self, move: str, number: int) -> None:
+        self.send(f"info currmove {move} currmovenumber {number}")
+
+    def cmd_ponderhit(self, args: list[str]) -> None:
+        if self._searcher is not None:
+            self._searcher.ponderhit()
+        self._released.set()
+
+    def cmd_bench(self, args: list[str]) -> None:
+        try:
+            depth = int(args[0]) if args else DEFAULT_DEPTH
+        except ValueError:
+            raise UciError("bench takes a depth, e.g. 'bench 10'") from None
+        if not 1 <= depth <= 64:
+            raise UciError("bench depth must be between 1 and 64")
+        self.cmd_stop([])
+        nodes, seconds = run_bench(depth)
+        self.send(f"{nodes} nodes {int(nodes / max(seconds, 1e-9))} nps")
 
     def cmd_perft(self, args: list[str]) -> None:
         """``perft N``: per-move leaf counts and the total, as Stockfish prints them."""
@@ -168,7 +336,7 @@ class Uci:
         start = time.perf_counter()
         total = 0
         for move, nodes in board.divide(depth):
-            if self._stop.is_set():
+            if self._released.is_set():
                 self.info_string("perft stopped")
                 return
             self.send(f"{move}: {nodes}")
@@ -180,15 +348,18 @@ class Uci:
                          f"{total / max(elapsed, 1e-9):.0f} nps")
 
     def cmd_stop(self, args: list[str]) -> None:
-        self._stop.set()
+        """Stop whatever runs and wait for it (a search then prints its bestmove)."""
         request_stop()
+        self._released.set()
         if self._worker is not None:
             self._worker.join()
             self._worker = None
+        while self._pending_options:
+            self.options.set(self._pending_options.pop(0))
 
     def _finish_for_quit(self) -> None:
         """Stop a search at once, but let a perft print its count first, so that
-        ``echo "go perft 5\nquit" | nmm-chess`` works as it does with Stockfish."""
+        ``echo "go perft 5\\nquit" | nmm-chess`` works as it does with Stockfish."""
         if self._worker is not None and self._worker.name == "perft":
             self._worker.join()
         self.cmd_stop([])
@@ -196,7 +367,7 @@ class Uci:
     def _start(self, job: Callable, *args) -> None:
         """Run ``job`` in the worker thread (after the previous job has ended)."""
         self.cmd_stop([])
-        self._stop.clear()
+        self._released.clear()
         clear_stop()
         self._worker = threading.Thread(target=job, args=args, daemon=True,
                                         name=job.__name__.strip("_").removesuffix("_job"))

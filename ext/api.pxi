@@ -104,7 +104,7 @@ cdef class Board:
         if m == 0:
             raise ValueError(f"illegal move {uci!r} in {self.fen()}")
         if self.pos.hist_len >= HISTORY_CAP - MAX_PLY - 8:
-            self._compact_history()
+            compact_history(&self.pos)
         make_move(&self.pos, m)
 
     def pop(self) -> str:
@@ -113,18 +113,6 @@ cdef class Board:
             raise IndexError("no move to take back")
         unmake_move(&self.pos)
         return move_to_uci(&self.pos, self.pos.hist[self.pos.hist_len].move)
-
-    cdef void _compact_history(self):
-        """Drop history that no repetition can reach any more.
-
-        Only needed for games of close to 2,000 plies; moves before the cut
-        can no longer be popped.
-        """
-        cdef int keep = min(self.pos.hist_len, self.pos.halfmove + 2, HISTORY_CAP // 2)
-        cdef int drop = self.pos.hist_len - keep, i
-        for i in range(keep):
-            self.pos.hist[i] = self.pos.hist[i + drop]
-        self.pos.hist_len = keep
 
     # --- game state ----------------------------------------------------------
 

@@ -1,6 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 # cython: initializedcheck=False, nonecheck=False, infer_types=False
-"""The compiled core: board, move generation, perft (and, later, search).
+"""The compiled core: board, move generation, perft, evaluation and search.
 
 Every ``.pxi`` below is one concern; they are textually included into this
 single module so that the C compiler sees one translation unit and can inline
@@ -17,5 +17,13 @@ include "fen.pxi"
 include "makemove.pxi"
 include "movegen.pxi"
 include "rules.pxi"
+include "eval_hand.pxi"
 include "perft.pxi"
+include "tt.pxi"
+include "see.pxi"
+include "search_state.pxi"
+include "scorers.pxi"
+include "picker.pxi"
+include "search.pxi"
 include "api.pxi"
+include "search_api.pxi"

@@ -29,8 +29,24 @@ ctypedef struct Position:
     int halfmove
     int fullmove
     u64 key
+    int psq               # material + piece-square score, White minus Black (packed mg/eg)
     int hist_len
     Undo hist[HISTORY_CAP]
+
+
+# Packed material + piece-square values, White's view; eval_hand.pxi fills it.
+cdef int PSQ[12][64]
+
+# A packed score holds a middle-game and an end-game value in one int, so
+# that one addition updates both.
+cdef inline int S(int mg, int eg) noexcept nogil:
+    return eg * 65536 + mg
+
+cdef inline int mg_of(int score) noexcept nogil:
+    return <int16_t>(score & 0xFFFF)
+
+cdef inline int eg_of(int score) noexcept nogil:
+    return (score - mg_of(score)) // 65536
 
 
 cdef inline u64 pieces_of(const Position* pos, int color, int ptype) noexcept nogil:
@@ -72,6 +88,7 @@ cdef inline void put_piece(Position* pos, int piece, int sq) noexcept nogil:
     pos.occ[piece // 6] |= bit(sq)
     pos.all |= bit(sq)
     pos.board[sq] = piece
+    pos.psq += PSQ[piece][sq]
 
 cdef inline void remove_piece(Position* pos, int sq) noexcept nogil:
     cdef int piece = pos.board[sq]
@@ -79,6 +96,7 @@ cdef inline void remove_piece(Position* pos, int sq) noexcept nogil:
     pos.occ[piece // 6] ^= bit(sq)
     pos.all ^= bit(sq)
     pos.board[sq] = EMPTY
+    pos.psq -= PSQ[piece][sq]
 
 cdef inline void move_piece(Position* pos, int frm, int to) noexcept nogil:
     cdef int piece = pos.board[frm]
@@ -88,6 +106,7 @@ cdef inline void move_piece(Position* pos, int frm, int to) noexcept nogil:
     pos.all ^= fromto
     pos.board[frm] = EMPTY
     pos.board[to] = piece
+    pos.psq += PSQ[piece][to] - PSQ[piece][frm]
 
 
 cdef inline int castle_index(int right) noexcept nogil:
@@ -123,6 +142,7 @@ cdef void clear_position(Position* pos) noexcept nogil:
     pos.halfmove = 0
     pos.fullmove = 1
     pos.key = 0
+    pos.psq = 0
     pos.hist_len = 0
 
 
@@ -133,3 +153,20 @@ cdef void add_castling_right(Position* pos, int right, int rook_sq) noexcept nog
     pos.castle_rook[castle_index(right)] = rook_sq
     pos.castle_mask[rook_sq] &= ~right
     pos.castle_mask[pos.king[color]] &= ~((WK | WQ) << (2 * color))
+
+
+cdef void compact_history(Position* pos) noexcept nogil:
+    """Drop history that no repetition can reach any more, to make room.
+
+    Only needed for games of close to 2,000 plies; the dropped moves can no
+    longer be taken back.
+    """
+    cdef int keep = pos.halfmove + 2, drop, i
+    if keep > HISTORY_CAP // 2:
+        keep = HISTORY_CAP // 2
+    if keep > pos.hist_len:
+        keep = pos.hist_len
+    drop = pos.hist_len - keep
+    for i in range(keep):
+        pos.hist[i] = pos.hist[i + drop]
+    pos.hist_len = keep

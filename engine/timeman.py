@@ -1,0 +1,34 @@
+"""How long to think: a soft limit (no new iteration after it) and a hard one.
+
+>>> allot(time_ms=60_000, inc_ms=0, movestogo=None, overhead_ms=30)
+(1713.4, 8567.0)
+>>> allot(time_ms=1_000, inc_ms=10, movestogo=None, overhead_ms=30)
+(35.2, 176.0)
+"""
+from __future__ import annotations
+
+MOVES_TO_GO = 35        # when the GUI does not say, plan for this many more moves
+HARD_FACTOR = 5         # the hard limit may stretch the soft one this much
+MAX_SHARE = 0.5         # but never more than this share of the clock on one move
+
+
+def allot(time_ms: float, inc_ms: float, movestogo: int | None,
+          overhead_ms: float) -> tuple[float, float]:
+    """(soft, hard) milliseconds for one move, given our clock.
+
+    ``overhead_ms`` (the Move Overhead option) is kept back from every move
+    for what the GUI, the pipes and our own start-up cost.
+    """
+    usable = max(time_ms - overhead_ms, 1.0)
+    moves = MOVES_TO_GO if not movestogo or movestogo <= 0 else min(movestogo, 50)
+    soft = usable / moves + 0.75 * max(inc_ms, 0)
+    hard_cap = usable * (MAX_SHARE if moves > 1 else 0.9)
+    soft = round(min(soft, hard_cap), 1)
+    hard = round(min(soft * HARD_FACTOR, hard_cap), 1)
+    return max(soft, 1.0), max(hard, 1.0)
+
+
+def movetime_limits(movetime_ms: float, overhead_ms: float) -> tuple[float, float]:
+    """A fixed time per move: both limits at the time, less the overhead."""
+    t = max(movetime_ms - overhead_ms, 1.0)
+    return t, t

@@ -1,0 +1,68 @@
+"""Solve rate on an EPD test suite (WAC, ECM, ...), through the real UCI engine.
+
+A position counts as solved when the engine's move after ``movetime`` is one
+of the ``bm`` moves (and none of the ``am`` moves).
+"""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import chess
+import chess.engine
+
+REPO = Path(__file__).resolve().parent.parent.parent
+ENGINE_COMMAND = [sys.executable, str(REPO / "uci_main.py")]
+
+
+@dataclass
+class SuiteResult:
+    solved: int
+    total: int
+    failures: list[tuple[str, str, str]]     # (id, expected, played)
+    depths: list[int]
+
+
+def read_epd(path: Path) -> list[tuple[chess.Board, dict]]:
+    positions = []
+    for line in Path(path).read_text().splitlines():
+        if line.strip():
+            board = chess.Board()
+            ops = board.set_epd(line)
+            positions.append((board, ops))
+    return positions
+
+
+def is_solved(move: chess.Move, ops: dict) -> bool:
+    if "bm" in ops and move not in ops["bm"]:
+        return False
+    return not ("am" in ops and move in ops["am"])
+
+
+def run_suite(path: Path, movetime: float, command: list[str] | None = None,
+              options: dict | None = None, limit: int | None = None,
+              progress: bool = True) -> SuiteResult:
+    positions = read_epd(path)[:limit]
+    engine = chess.engine.SimpleEngine.popen_uci(command or ENGINE_COMMAND)
+    try:
+        if options:
+            engine.configure(options)
+        solved, failures, depths = 0, [], []
+        iterator = positions
+        if progress:
+            from tqdm import tqdm
+            iterator = tqdm(positions, unit="pos")
+        for i, (board, ops) in enumerate(iterator):
+            result = engine.play(board, chess.engine.Limit(time=movetime), game=i,
+                                 info=chess.engine.INFO_BASIC)
+            depths.append(result.info.get("depth", 0))
+            if is_solved(result.move, ops):
+                solved += 1
+            else:
+                expected = " ".join(board.san(m) for m in ops.get("bm", [])) or \
+                    "not " + " ".join(board.san(m) for m in ops.get("am", []))
+                failures.append((str(ops.get("id", "?")), expected, board.san(result.move)))
+        return SuiteResult(solved, len(positions), failures, depths)
+    finally:
+        engine.quit()

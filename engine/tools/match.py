@@ -1,0 +1,247 @@
+"""Engine-versus-engine matches with our own clock: no cutechess needed.
+
+Each game starts from an opening of the suite, and every opening is played
+twice, with colours swapped. The runner keeps both clocks from the wall time
+around each ``go`` (so the client's own overhead counts against the engine,
+which is stricter than cutechess), and records time forfeits, illegal moves
+and crashes. Optional adjudication (stated in every report): a win when both
+engines' scores agree on at least 10 pawns for 8 plies running; a draw when
+both stay within 0.10 for 16 plies after ply 80; a draw at ply 600.
+"""
+from __future__ import annotations
+
+import io
+import math
+import queue
+import random
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import chess
+import chess.engine
+import chess.pgn
+
+from engine.tools.engines import EngineSpec
+
+MAX_PLIES = 600
+
+
+@dataclass
+class GameResult:
+    opening: int
+    a_white: bool
+    result: str                 # "1-0", "0-1", "1/2-1/2"
+    reason: str
+    plies: int
+    forfeit_by: str | None = None       # "a" or "b": lost on time
+    illegal_by: str | None = None
+    crash_by: str | None = None
+    pgn: str = ""
+
+    @property
+    def a_score(self) -> float:
+        if self.result == "1/2-1/2":
+            return 0.5
+        a_won = (self.result == "1-0") == self.a_white
+        return 1.0 if a_won else 0.0
+
+
+@dataclass
+class MatchSummary:
+    games: list[GameResult] = field(default_factory=list)
+
+    def count(self, score: float) -> int:
+        return sum(1 for g in self.games if g.a_score == score)
+
+    def flags(self, kind: str, side: str) -> int:
+        return sum(1 for g in self.games if getattr(g, f"{kind}_by") == side)
+
+    def elo(self) -> tuple[float, float, float]:
+        """(score fraction, Elo difference, 95% error bar) for engine A."""
+        n = len(self.games)
+        if n == 0:
+            return 0.5, 0.0, 0.0
+        p = sum(g.a_score for g in self.games) / n
+        var = sum((g.a_score - p) ** 2 for g in self.games) / n
+        se = math.sqrt(var / n)
+        lo, hi = p - 1.96 * se, p + 1.96 * se
+        return p, elo_of(p), (elo_of(min(hi, 0.999)) - elo_of(max(lo, 0.001))) / 2
+
+
+def elo_of(p: float) -> float:
+    p = min(max(p, 1e-3), 1 - 1e-3)
+    return -400 * math.log10(1 / p - 1)
+
+
+def load_openings(path: Path, count: int, seed: int) -> list[chess.Board]:
+    """``count`` openings drawn (seeded) from a PGN or EPD file."""
+    text = Path(path).read_text()
+    rng = random.Random(seed)
+    if path.suffix == ".epd":
+        lines = [l for l in text.splitlines() if l.strip()]
+        return [chess.Board.from_epd(l)[0] for l in rng.sample(lines, count)]
+    chunks = ["[Event" + c for c in text.split("\n[Event")[1:]]
+    chunks.insert(0, text.split("\n[Event")[0])
+    boards = []
+    for chunk in rng.sample(chunks, count):
+        game = chess.pgn.read_game(io.StringIO(chunk))
+        board = game.board()
+        for move in game.mainline_moves():
+            board.push(move)
+        boards.append(board)
+    return boards
+
+
+class Adjudicator:
+    def __init__(self) -> None:
+        self.scores: list[int | None] = []
+
+    def add(self, info: dict, turn: chess.Color) -> None:
+        score = info.get("score")
+        self.scores.append(None if score is None else score.white().score(mate_score=100_000))
+
+    def verdict(self, plies: int) -> tuple[str, str] | None:
+        last = self.scores[-8:]
+        if len(last) == 8 and all(s is not None for s in last):
+            if all(s >= 1000 for s in last):
+                return "1-0", "adjudicated win"
+            if all(s <= -1000 for s in last):
+                return "0-1", "adjudicated win"
+        last = self.scores[-16:]
+        if plies >= 80 and len(last) == 16 and all(s is not None and abs(s) <= 10 for s in last):
+            return "1/2-1/2", "adjudicated draw"
+        return None
+
+
+def open_engine(spec: EngineSpec) -> chess.engine.SimpleEngine:
+    engine = chess.engine.SimpleEngine.popen_uci(spec.command, stderr=None)
+    if spec.options:
+        engine.configure({k: _option_value(v) for k, v in spec.options.items()})
+    return engine
+
+
+def _option_value(text: str):
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+def play_game(engines: dict[str, chess.engine.SimpleEngine], start: chess.Board, a_white: bool,
+              base: float, inc: float, adjudicate: bool, opening: int,
+              names: dict[str, str]) -> GameResult:
+    board = start.copy()
+    side_of = {chess.WHITE: "a" if a_white else "b", chess.BLACK: "b" if a_white else "a"}
+    clock = {chess.WHITE: base, chess.BLACK: base}
+    game_key = object()
+    adjudicator = Adjudicator()
+    result = reason = None
+    flags = {}
+    while result is None:
+        turn = board.turn
+        side = side_of[turn]
+        limit = chess.engine.Limit(white_clock=clock[chess.WHITE], black_clock=clock[chess.BLACK],
+                                   white_inc=inc, black_inc=inc)
+        t0 = time.perf_counter()
+        try:
+            played = engines[side].play(board, limit, game=game_key, info=chess.engine.INFO_SCORE)
+        except chess.engine.EngineTerminatedError:
+            flags["crash_by"] = side
+            result, reason = ("0-1" if turn else "1-0"), f"{names[side]} crashed"
+            break
+        except chess.engine.EngineError as e:
+            flags["illegal_by"] = side
+            result, reason = ("0-1" if turn else "1-0"), f"{names[side]}: {e}"
+            break
+        clock[turn] -= time.perf_counter() - t0
+        if clock[turn] < 0:
+            flags["forfeit_by"] = side
+            result, reason = ("0-1" if turn else "1-0"), f"{names[side]} lost on time"
+            break
+        clock[turn] += inc
+        if played.move is None or played.move not in board.legal_moves:
+            flags["illegal_by"] = side
+            result, reason = ("0-1" if turn else "1-0"), f"{names[side]} played {played.move}"
+            break
+        board.push(played.move)
+        adjudicator.add(played.info, turn)
+        outcome = board.outcome(claim_draw=True)
+        if outcome is not None:
+            result, reason = outcome.result(), outcome.termination.name.lower().replace("_", " ")
+        elif len(board.move_stack) - len(start.move_stack) >= MAX_PLIES:
+            result, reason = "1/2-1/2", "move limit"
+        elif adjudicate and (verdict := adjudicator.verdict(board.ply())):
+            result, reason = verdict
+    game = chess.pgn.Game.from_board(board)
+    game.headers.update({"White": names[side_of[chess.WHITE]], "Black": names[side_of[chess.BLACK]],
+                         "Result": result, "Termination": reason,
+                         "TimeControl": f"{base:g}+{inc:g}", "Round": str(opening + 1)})
+    return GameResult(opening, a_white, result, reason, len(board.move_stack), pgn=str(game), **flags)
+
+
+def run_match(a: EngineSpec, b: EngineSpec, openings: list[chess.Board], base: float, inc: float,
+              concurrency: int = 1, adjudicate: bool = True,
+              on_game: Callable[[GameResult, MatchSummary], None] | None = None) -> MatchSummary:
+    """Every opening twice (A white, then A black), on ``concurrency`` threads."""
+    tasks: queue.Queue = queue.Queue()
+    for i in range(len(openings)):
+        tasks.put((i, True))
+        tasks.put((i, False))
+    summary = MatchSummary()
+    lock = threading.Lock()
+    names = {"a": a.label, "b": b.label}
+
+    def worker() -> None:
+        engines = {"a": open_engine(a), "b": open_engine(b)}
+        try:
+            while True:
+                try:
+                    i, a_white = tasks.get_nowait()
+                except queue.Empty:
+                    return
+                game = play_game(engines, openings[i], a_white, base, inc, adjudicate, i, names)
+                with lock:
+                    summary.games.append(game)
+                    if on_game:
+                        on_game(game, summary)
+                for side in ("a", "b"):     # a crashed or stuck engine is replaced
+                    if game.crash_by == side or game.forfeit_by == side:
+                        try:
+                            engines[side].quit()
+                        except Exception:
+                            pass
+                        engines[side] = open_engine(a if side == "a" else b)
+        finally:
+            for engine in engines.values():
+                try:
+                    engine.quit()
+                except Exception:
+                    pass
+
+    threads = [threading.Thread(target=worker) for _ in range(concurrency)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return summary
+
+
+def report(a: EngineSpec, b: EngineSpec, base: float, inc: float, summary: MatchSummary,
+           adjudicate: bool) -> str:
+    wins, draws, losses = summary.count(1.0), summary.count(0.5), summary.count(0.0)
+    p, elo, err = summary.elo()
+    n = len(summary.games)
+    lines = [
+        f"{a.label} vs {b.label}, {n} games at {base:g}+{inc:g}"
+        f"{', adjudication on' if adjudicate else ', no adjudication'}:",
+        f"  +{wins} ={draws} -{losses}, score {p * 100:.1f}%, Elo {elo:+.0f} ± {err:.0f} (95%)",
+        f"  time forfeits: {a.name} {summary.flags('forfeit', 'a')}, {b.name} {summary.flags('forfeit', 'b')}; "
+        f"illegal moves: {summary.flags('illegal', 'a')} / {summary.flags('illegal', 'b')}; "
+        f"crashes: {summary.flags('crash', 'a')} / {summary.flags('crash', 'b')}",
+    ]
+    return "\n".join(lines)

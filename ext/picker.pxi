@@ -1,0 +1,152 @@
+# The staged move picker: TT move, good captures, killers, quiet moves (as the
+# selected scorer ranks them), then losing captures.
+#
+# Moves are generated legal, all at once; the stages decide the order, and
+# the (possibly costly) quiet-move scorer only runs if the node gets that far.
+
+cdef enum:
+    STAGE_TT = 0
+    STAGE_CAPTURES_INIT = 1
+    STAGE_GOOD_CAPTURES = 2
+    STAGE_KILLERS = 3
+    STAGE_QUIETS_INIT = 4
+    STAGE_QUIETS = 5
+    STAGE_BAD_CAPTURES = 6
+    STAGE_DONE = 7
+
+ctypedef struct Picker:
+    Move moves[MAX_MOVES]       # noisy moves in [0, n_noisy), quiet ones in [n_noisy, n)
+    int scores[MAX_MOVES]
+    int n
+    int n_noisy
+    int stage
+    int cur
+    Move tt_move
+    Move killers[2]
+    int killer_index
+    bint captures_only          # quiescence: good captures and nothing else
+    Move bad[MAX_MOVES]
+    int n_bad
+
+
+cdef inline bint contains(const Move* moves, int start, int end, Move m) noexcept nogil:
+    cdef int i
+    for i in range(start, end):
+        if moves[i] == m:
+            return True
+    return False
+
+
+cdef void picker_init(Picker* p, Search* s, Move tt_move, int ply, bint captures_only) noexcept nogil:
+    """Generate and partition the moves; ``captures_only`` for quiescence (not in check)."""
+    cdef const Position* pos = &s.pos
+    cdef int i, j = 0
+    cdef Move tmp
+    p.captures_only = captures_only
+    p.n = generate_moves(pos, p.moves, GEN_NOISY if captures_only else GEN_ALL)
+    for i in range(p.n):
+        if is_noisy(pos, p.moves[i]):
+            tmp = p.moves[i]
+            p.moves[i] = p.moves[j]
+            p.moves[j] = tmp
+            j += 1
+    p.n_noisy = j
+    p.tt_move = tt_move if tt_move and contains(p.moves, 0, p.n, tt_move) else 0
+    if captures_only or ply > MAX_PLY:
+        p.killers[0] = 0
+        p.killers[1] = 0
+    else:
+        p.killers[0] = s.killers[ply][0]
+        p.killers[1] = s.killers[ply][1]
+    p.killer_index = 0
+    p.n_bad = 0
+    p.stage = STAGE_TT
+
+
+cdef inline Move pick_best(Picker* p, int end) noexcept nogil:
+    """Swap the best-scored move of [cur, end) to cur and return it (cur advances)."""
+    cdef int best = p.cur, i, tmp_score
+    cdef Move tmp
+    for i in range(p.cur + 1, end):
+        if p.scores[i] > p.scores[best]:
+            best = i
+    tmp = p.moves[best]
+    p.moves[best] = p.moves[p.cur]
+    p.moves[p.cur] = tmp
+    tmp_score = p.scores[best]
+    p.scores[best] = p.scores[p.cur]
+    p.scores[p.cur] = tmp_score
+    p.cur += 1
+    return tmp
+
+
+cdef inline int mvv_lva(const Position* pos, Move m) noexcept nogil:
+    """Most valuable victim first, then least valuable attacker; promotions count."""
+    cdef int score = SEE_VALUE[captured_type(pos, m)] * 8 - piece_type(pos.board[move_from(m)])
+    if move_flag(m) >= F_PROMO:
+        score += (SEE_VALUE[promo_type(m)] - SEE_VALUE[PAWN]) * 8
+    return score
+
+
+cdef inline bint loses_material(const Position* pos, Move m) noexcept nogil:
+    """SEE < 0, skipping the exchange when the victim is worth at least the attacker."""
+    if move_flag(m) >= F_PROMO:
+        return see(pos, m) < 0
+    if SEE_VALUE[captured_type(pos, m)] >= SEE_VALUE[piece_type(pos.board[move_from(m)])]:
+        return False
+    return see(pos, m) < 0
+
+
+cdef Move picker_next(Picker* p, Search* s, int ply) noexcept nogil:
+    """The next move to search, or 0 when there are none left."""
+    cdef const Position* pos = &s.pos
+    cdef Move m
+    cdef int i
+    while True:
+        if p.stage == STAGE_TT:
+            p.stage = STAGE_CAPTURES_INIT
+            if p.tt_move:
+                return p.tt_move
+        elif p.stage == STAGE_CAPTURES_INIT:
+            for i in range(p.n_noisy):
+                p.scores[i] = mvv_lva(pos, p.moves[i])
+            p.cur = 0
+            p.stage = STAGE_GOOD_CAPTURES
+        elif p.stage == STAGE_GOOD_CAPTURES:
+            while p.cur < p.n_noisy:
+                m = pick_best(p, p.n_noisy)
+                if m == p.tt_move:
+                    continue
+                if loses_material(pos, m):
+                    if not p.captures_only:
+                        p.bad[p.n_bad] = m
+                        p.n_bad += 1
+                    continue
+                return m
+            p.stage = STAGE_DONE if p.captures_only else STAGE_KILLERS
+        elif p.stage == STAGE_KILLERS:
+            while p.killer_index < 2:
+                m = p.killers[p.killer_index]
+                p.killer_index += 1
+                if m and m != p.tt_move and contains(p.moves, p.n_noisy, p.n, m):
+                    return m
+            p.stage = STAGE_QUIETS_INIT
+        elif p.stage == STAGE_QUIETS_INIT:
+            QUIET_SCORERS[s.opt.ordering](s, pos, &p.moves[p.n_noisy], &p.scores[p.n_noisy],
+                                          p.n - p.n_noisy, ply)
+            p.cur = p.n_noisy
+            p.stage = STAGE_QUIETS
+        elif p.stage == STAGE_QUIETS:
+            while p.cur < p.n:
+                m = pick_best(p, p.n)
+                if m != p.tt_move and m != p.killers[0] and m != p.killers[1]:
+                    return m
+            p.cur = 0
+            p.stage = STAGE_BAD_CAPTURES
+        elif p.stage == STAGE_BAD_CAPTURES:
+            if p.cur < p.n_bad:
+                p.cur += 1
+                return p.bad[p.cur - 1]
+            p.stage = STAGE_DONE
+        else:
+            return 0

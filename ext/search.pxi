@@ -1,0 +1,430 @@
+# The search: iterative deepening with aspiration windows over a negamax
+# alpha-beta with principal-variation search, null move, late-move
+# reductions, futility pruning and a quiescence search. Runs without the GIL;
+# it takes the GIL only to report (report_* in search_api.pxi).
+
+from libc.math cimport log
+
+cdef int LMR_TABLE[64][64]      # reduction by [depth][moves searched]
+cdef int LMP_LIMIT[5]           # quiet moves tried before late-move pruning, by depth
+
+cdef void init_search_tables() noexcept nogil:
+    cdef int d, m
+    for d in range(64):
+        for m in range(64):
+            LMR_TABLE[d][m] = 0 if d == 0 or m == 0 else <int>(0.75 + log(d) * log(m) / 2.25)
+    for d in range(5):
+        LMP_LIMIT[d] = 3 + d * d
+
+init_search_tables()
+
+
+cdef inline bint check_stop(Search* s) noexcept nogil:
+    """True once the search must unwind: stop command, node or time limit."""
+    if s.stopped:
+        return True
+    if s.root_depth <= 1:
+        return False                # depth 1 always completes: there is a move to play
+    if stop_requested or (s.limits.nodes and s.nodes >= s.limits.nodes):
+        s.stopped = 1
+    elif (s.nodes & 1023) == 0 and s.limits.hard_ms > 0 and not s.pondering:
+        if now_ms() - s.start_ms >= s.limits.hard_ms:
+            s.stopped = 1
+    return s.stopped
+
+
+cdef bint is_draw(const Position* pos, int ply) noexcept nogil:
+    """Fifty moves, dead material, or a repetition: once inside the tree, twice before it."""
+    cdef int i = pos.hist_len - 4, stop = pos.hist_len - pos.halfmove, seen = 0
+    if pos.halfmove >= 100:
+        return not (in_check(pos) and not has_legal_move(pos))
+    if popcount(pos.all) <= 4 and insufficient_material(pos):
+        return True
+    if stop < 0:
+        stop = 0
+    while i >= stop:
+        if pos.hist[i + 1].move == 0 or pos.hist[i].move == 0:
+            break                       # a null move: what lies before is not a real line
+        if pos.hist[i].key == pos.key:
+            if i >= pos.hist_len - ply:
+                return True
+            seen += 1
+            if seen >= 2:
+                return True
+        i -= 2
+    return False
+
+
+cdef inline void update_pv(Search* s, int ply, Move m) noexcept nogil:
+    cdef int i
+    s.pv[ply][ply] = m
+    for i in range(ply + 1, s.pv_len[ply + 1]):
+        s.pv[ply][i] = s.pv[ply + 1][i]
+    s.pv_len[ply] = s.pv_len[ply + 1] if s.pv_len[ply + 1] > ply + 1 else ply + 1
+
+
+cdef inline bint has_pieces(const Position* pos, int color) noexcept nogil:
+    """More than king and pawns: null move is unsafe without (zugzwang)."""
+    return (pos.occ[color] & ~pos.pieces[PAWN + 6 * color] & ~pos.pieces[KING + 6 * color]) != 0
+
+
+cdef int qsearch(Search* s, int alpha, int beta, int ply) noexcept nogil:
+    """Captures and promotions until the position is quiet; all evasions in check."""
+    cdef Position* pos = &s.pos
+    cdef Picker picker
+    cdef TTEntry* entry
+    cdef Move m, tt_move = 0, best_move = 0
+    cdef int score, best, stand_pat = NO_SCORE, tt_score, searched = 0
+    cdef bint check
+    s.pv_len[ply] = ply
+    s.nodes += 1
+    if check_stop(s):
+        return 0
+    if ply > s.seldepth:
+        s.seldepth = ply
+    if is_draw(pos, ply):
+        return 0
+    check = in_check(pos)
+    if ply >= MAX_PLY:
+        return 0 if check else evaluate(pos, NULL)
+
+    entry = tt_probe(s.tt, pos.key)
+    if entry != NULL:
+        tt_move = entry.move
+        tt_score = score_from_tt(entry.score, ply)
+        if s.opt.tt_cutoffs and (entry.bound == BOUND_EXACT
+                                 or (entry.bound == BOUND_LOWER and tt_score >= beta)
+                                 or (entry.bound == BOUND_UPPER and tt_score <= alpha)):
+            return tt_score
+
+    if check:
+        best = -INFINITE
+    else:
+        stand_pat = entry.eval if entry != NULL else evaluate(pos, NULL)
+        if stand_pat >= beta:
+            return stand_pat
+        if stand_pat > alpha:
+            alpha = stand_pat
+        best = stand_pat
+
+    picker_init(&picker, s, tt_move, ply, not check)
+    while True:
+        m = picker_next(&picker, s, ply)
+        if m == 0:
+            break
+        # Delta pruning: even winning this piece (and then some) cannot reach alpha.
+        if (not check and move_flag(m) < F_PROMO
+                and stand_pat + SEE_VALUE[captured_type(pos, m)] + 200 <= alpha):
+            continue
+        make_move(pos, m)
+        score = -qsearch(s, -beta, -alpha, ply + 1)
+        unmake_move(pos)
+        if s.stopped:
+            return 0
+        searched += 1
+        if score > best:
+            best = score
+            if score > alpha:
+                alpha = score
+                best_move = m
+                update_pv(s, ply, m)
+                if score >= beta:
+                    break
+    if check and searched == 0 and picker.n == 0:
+        return -MATE + ply
+    tt_store(s.tt, pos.key, 0, best, stand_pat if not check else 0,
+             BOUND_LOWER if best >= beta else BOUND_UPPER, best_move, ply)
+    return best
+
+
+cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_null) noexcept nogil:
+    """Score of the position within (alpha, beta), ``depth`` plies plus quiescence."""
+    cdef Position* pos = &s.pos
+    cdef Picker picker
+    cdef TTEntry* entry
+    cdef Move m, tt_move = 0, best_move = 0
+    cdef int score, best = -INFINITE, eval, tt_score, r, new_depth, searched = 0, quiets = 0
+    cdef int original_alpha = alpha, R
+    cdef bint check = in_check(pos), is_pv = beta - alpha > 1, improving, noisy, gives_check
+    cdef bint futile, killer
+
+    if check and ply < 2 * s.root_depth:
+        depth += 1                      # check extension
+    if depth <= 0:
+        return qsearch(s, alpha, beta, ply)
+    s.pv_len[ply] = ply
+    s.nodes += 1
+    if check_stop(s):
+        return 0
+    if ply > s.seldepth:
+        s.seldepth = ply
+    if is_draw(pos, ply):
+        return 0
+    if ply >= MAX_PLY - 1:
+        return 0 if check else evaluate(pos, NULL)
+    # Mate distance pruning: no score here can beat a mate already found nearer the root.
+    if alpha < -MATE + ply:
+        alpha = -MATE + ply
+    if beta > MATE - ply - 1:
+        beta = MATE - ply - 1
+    if alpha >= beta:
+        return alpha
+
+    entry = tt_probe(s.tt, pos.key)
+    if entry != NULL:
+        tt_move = entry.move
+        tt_score = score_from_tt(entry.score, ply)
+        if (s.opt.tt_cutoffs and not is_pv and entry.depth >= depth
+                and (entry.bound == BOUND_EXACT
+                     or (entry.bound == BOUND_LOWER and tt_score >= beta)
+                     or (entry.bound == BOUND_UPPER and tt_score <= alpha))):
+            return tt_score
+
+    if check:
+        eval = NO_SCORE
+    elif entry != NULL:
+        eval = entry.eval
+    else:
+        eval = evaluate(pos, NULL)
+    s.static_eval[ply] = eval
+    improving = (not check and ply >= 2 and s.static_eval[ply - 2] != NO_SCORE
+                 and eval > s.static_eval[ply - 2])
+
+    if not is_pv and not check:
+        # Reverse futility: far enough above beta that a quiet move will not fall below it.
+        if (s.opt.futility and depth <= 6 and eval < MATE_BOUND
+                and eval - 80 * depth + (30 if improving else 0) >= beta):
+            return eval
+        # Null move: if passing still fails high, a real move will too (not in zugzwang).
+        if (s.opt.null_move and allow_null and depth >= 2 and eval >= beta
+                and beta > -MATE_BOUND and has_pieces(pos, pos.stm)):
+            R = 3 + depth // 4 + min((eval - beta) // 200, 3)
+            make_null(pos)
+            score = -negamax(s, depth - 1 - R, -beta, -beta + 1, ply + 1, False)
+            unmake_null(pos)
+            if s.stopped:
+                return 0
+            if score >= beta:
+                if score >= MATE_BOUND:
+                    score = beta
+                if depth < 10:
+                    return score
+                # Deep nodes: verify with a real search (no null move) before trusting it.
+                if negamax(s, depth - 1 - R, beta - 1, beta, ply, False) >= beta:
+                    return score
+
+    # Internal iterative reduction: with no move from the table, this node is
+    # probably less important than its depth says.
+    if s.opt.lmr and depth >= 4 and tt_move == 0:
+        depth -= 1
+
+    picker_init(&picker, s, tt_move, ply, False)
+    while True:
+        m = picker_next(&picker, s, ply)
+        if m == 0:
+            break
+        noisy = is_noisy(pos, m)
+        killer = m == s.killers[ply][0] or m == s.killers[ply][1]
+        futile = False
+        if s.opt.futility and not is_pv and not check and not noisy and best > -MATE_BOUND:
+            if depth <= 4 and quiets >= LMP_LIMIT[depth] + (2 if improving else 0):
+                continue                # late-move pruning
+            futile = depth <= 3 and eval + 60 + 100 * depth <= alpha
+
+        make_move(pos, m)
+        gives_check = in_check(pos)
+        if futile and not gives_check:
+            unmake_move(pos)
+            continue                    # futility pruning: a quiet move cannot catch up
+        new_depth = depth - 1
+        if searched == 0:
+            score = -negamax(s, new_depth, -beta, -alpha, ply + 1, True)
+        else:
+            r = 0
+            if s.opt.lmr and depth >= 3 and not noisy and not check and not gives_check:
+                r = LMR_TABLE[min(depth, 63)][min(searched, 63)]
+                r += (0 if improving else 1) - (1 if is_pv else 0) - (1 if killer else 0)
+                r = max(0, min(r, new_depth - 1))
+            score = -negamax(s, new_depth - r, -alpha - 1, -alpha, ply + 1, True)
+            if score > alpha and r > 0:
+                score = -negamax(s, new_depth, -alpha - 1, -alpha, ply + 1, True)
+            if alpha < score < beta:
+                score = -negamax(s, new_depth, -beta, -alpha, ply + 1, True)
+        unmake_move(pos)
+        if s.stopped:
+            return 0
+        searched += 1
+        if not noisy:
+            quiets += 1
+        if score > best:
+            best = score
+            if score > alpha:
+                alpha = score
+                best_move = m
+                update_pv(s, ply, m)
+                if score >= beta:
+                    if not noisy:
+                        if m != s.killers[ply][0]:
+                            s.killers[ply][1] = s.killers[ply][0]
+                            s.killers[ply][0] = m
+                        history_reward(s, pos, m, depth)
+                    break
+
+    if searched == 0:
+        if picker.n == 0:
+            return -MATE + ply if check else 0      # mate or stalemate
+        return alpha                                # every move was pruned
+    tt_store(s.tt, pos.key, depth, best, eval if not check else 0,
+             BOUND_LOWER if best >= beta else (BOUND_EXACT if best > original_alpha else BOUND_UPPER),
+             best_move, ply)
+    return best
+
+
+cdef int search_root(Search* s, int depth, int alpha, int beta) noexcept nogil:
+    """One iteration over the root moves from the current MultiPV line on."""
+    cdef Position* pos = &s.pos
+    cdef RootMove* rm
+    cdef int i, j, score, best = -INFINITE
+    for i in range(s.pv_index, s.n_root):
+        s.root[i].score = -INFINITE
+    for i in range(s.pv_index, s.n_root):
+        rm = &s.root[i]
+        if now_ms() - s.start_ms > 1000:
+            report_currmove(s, rm.move, i + 1)
+        make_move(pos, rm.move)
+        if i == s.pv_index:
+            score = -negamax(s, depth - 1, -beta, -alpha, 1, True)
+        else:
+            score = -negamax(s, depth - 1, -alpha - 1, -alpha, 1, True)
+            if alpha < score < beta:
+                score = -negamax(s, depth - 1, -beta, -alpha, 1, True)
+        unmake_move(pos)
+        if s.stopped:
+            break
+        if i == s.pv_index or score > alpha:
+            rm.score = score
+            rm.seldepth = s.seldepth
+            rm.bound = BOUND_LOWER if score >= beta else (BOUND_UPPER if score <= alpha else BOUND_EXACT)
+            rm.pv[0] = rm.move
+            rm.pv_len = 1
+            for j in range(1, s.pv_len[1]):
+                rm.pv[j] = s.pv[1][j]
+                rm.pv_len = j + 1
+        if score > best:
+            best = score
+        if score > alpha:
+            alpha = score
+            if score >= beta:
+                break
+    sort_root_moves(s, s.pv_index)
+    return best
+
+
+cdef void sort_root_moves(Search* s, int start) noexcept nogil:
+    """Stable insertion sort by score, best first; unsearched moves keep their order."""
+    cdef int i, j
+    cdef RootMove tmp
+    for i in range(start + 1, s.n_root):
+        tmp = s.root[i]
+        j = i - 1
+        while j >= start and s.root[j].score < tmp.score:
+            s.root[j + 1] = s.root[j]
+            j -= 1
+        s.root[j + 1] = tmp
+
+
+cdef void init_root_moves(Search* s) noexcept nogil:
+    cdef Move moves[MAX_MOVES]
+    cdef int n = generate_moves(&s.pos, moves, GEN_ALL), i
+    s.n_root = 0
+    for i in range(n):
+        if s.limits.n_searchmoves and not contains(s.limits.searchmoves, 0, s.limits.n_searchmoves, moves[i]):
+            continue
+        s.root[s.n_root].move = moves[i]
+        s.root[s.n_root].score = -INFINITE
+        s.root[s.n_root].prev_score = -INFINITE
+        s.root[s.n_root].pv[0] = moves[i]
+        s.root[s.n_root].pv_len = 1
+        s.root[s.n_root].bound = BOUND_UPPER
+        s.root[s.n_root].seldepth = 0
+        s.n_root += 1
+
+
+cdef void iterative_deepening(Search* s) noexcept nogil:
+    """Deepen one ply at a time until a limit says stop; root[0] is the move to play."""
+    cdef int depth, score, alpha, beta, delta, lines, line, i, stable = 0
+    cdef Move last_best = 0
+    cdef double elapsed, soft
+    init_root_moves(s)
+    if s.n_root == 0:
+        return
+    lines = s.opt.multipv if s.opt.multipv < s.n_root else s.n_root
+    for depth in range(1, s.limits.depth + 1):
+        s.root_depth = depth
+        for line in range(lines):
+            s.pv_index = line
+            s.seldepth = 0
+            score = s.root[s.pv_index].prev_score
+            delta = 20
+            if s.opt.aspiration and depth >= 4 and -MATE_BOUND < score < MATE_BOUND:
+                alpha = max(score - delta, -INFINITE)
+                beta = min(score + delta, INFINITE)
+            else:
+                alpha = -INFINITE
+                beta = INFINITE
+            while True:
+                score = search_root(s, depth, alpha, beta)
+                if s.stopped:
+                    break
+                if score <= alpha:
+                    beta = (alpha + beta) // 2
+                    alpha = max(score - delta, -INFINITE)
+                elif score >= beta:
+                    beta = min(score + delta, INFINITE)
+                else:
+                    break
+                if now_ms() - s.start_ms > 1000:
+                    report_line(s, s.pv_index, False)
+                delta += delta
+            if s.pv_index > 0:
+                sort_multipv(s)
+            if s.stopped:
+                break
+        if s.stopped:
+            break
+        s.completed_depth = depth
+        for i in range(s.n_root):
+            s.root[i].prev_score = s.root[i].score
+        report_iteration(s, lines)
+
+        if s.root[0].move == last_best:
+            stable += 1
+        else:
+            stable = 0
+        last_best = s.root[0].move
+        if s.limits.mate and s.root[0].score >= MATE - 2 * s.limits.mate:
+            break
+        if (s.root[0].score >= MATE_BOUND or s.root[0].score <= -MATE_BOUND) and \
+                depth >= MATE - abs(s.root[0].score) + 6:
+            break                       # a proven mate; deeper search cannot change it
+        if s.limits.soft_ms > 0 and not s.pondering:
+            if s.n_root == 1:
+                break                   # the only move: no need to think
+            # Think longer while the best move keeps changing, less once it settles.
+            soft = s.limits.soft_ms * (1.3 if stable == 0 else 1.0 if stable < 4 else 0.7)
+            elapsed = now_ms() - s.start_ms
+            if elapsed >= soft * 0.6:
+                break                   # the next iteration would likely overrun
+
+
+cdef void sort_multipv(Search* s) noexcept nogil:
+    """After line k: the first k+1 lines in order, the rest below them."""
+    cdef int i, j
+    cdef RootMove tmp
+    for i in range(1, s.pv_index + 1):
+        tmp = s.root[i]
+        j = i - 1
+        while j >= 0 and s.root[j].score < tmp.score:
+            s.root[j + 1] = s.root[j]
+            j -= 1
+        s.root[j + 1] = tmp

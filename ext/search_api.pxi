@@ -1,0 +1,237 @@
+# The Python face of the search: Searcher owns the transposition table and
+# the search state, runs a search with the GIL released, and turns the C
+# structs into Python values when the search reports.
+
+from libc.stdlib cimport calloc
+from libc.string cimport memset
+
+
+cdef void report_iteration(Search* s, int lines) noexcept nogil:
+    with gil:
+        (<Searcher>s.owner)._report_lines(lines, True)
+
+cdef void report_line(Search* s, int index, bint exact) noexcept nogil:
+    with gil:
+        (<Searcher>s.owner)._report_one(index)
+
+cdef void report_currmove(Search* s, Move m, int number) noexcept nogil:
+    with gil:
+        (<Searcher>s.owner)._report_currmove(m, number)
+
+
+cdef int uci_score(int score):
+    """Moves to mate (UCI's ``score mate N``) for mate scores, else 0."""
+    if score >= MATE_BOUND:
+        return (MATE - score + 1) // 2
+    if score <= -MATE_BOUND:
+        return -((MATE + score) // 2)
+    return 0
+
+
+cdef class Searcher:
+    """The search engine: transposition table, history, options, limits.
+
+    >>> searcher = Searcher(hash_mb=1)
+    >>> result = searcher.search(Board("7k/8/6K1/8/8/8/8/R7 w - - 0 1"), depth=4)
+    >>> result["bestmove"], result["mate"]
+    ('a1a8', 1)
+    """
+    cdef Search* s
+    cdef TTable tt
+    cdef object on_info
+    cdef object on_currmove
+
+    def __cinit__(self, hash_mb: int = 16):
+        self.s = <Search*>calloc(1, sizeof(Search))
+        if self.s == NULL:
+            raise MemoryError
+        self.s.owner = <void*>self
+        self.s.tt = &self.tt
+        self.tt.buckets = NULL
+        if not tt_resize(&self.tt, hash_mb):
+            raise MemoryError(f"cannot allocate {hash_mb} MB of hash")
+        self.s.opt.ordering = ORDER_HISTORY
+        self.s.opt.multipv = 1
+        self.s.opt.null_move = True
+        self.s.opt.lmr = True
+        self.s.opt.futility = True
+        self.s.opt.tt_cutoffs = True
+        self.s.opt.aspiration = True
+
+    def __dealloc__(self):
+        free(self.tt.buckets)
+        free(self.s)
+
+    # --- configuration -------------------------------------------------------
+
+    def set_hash(self, megabytes: int) -> None:
+        """Resize (and clear) the table; MemoryError leaves a 1 MB table."""
+        if not tt_resize(&self.tt, megabytes):
+            tt_resize(&self.tt, 1)
+            raise MemoryError(f"cannot allocate {megabytes} MB of hash")
+
+    def clear(self) -> None:
+        """Forget everything learnt: table, history, killers (``ucinewgame``)."""
+        tt_clear(&self.tt)
+        memset(self.s.history, 0, sizeof(self.s.history))
+        memset(self.s.killers, 0, sizeof(self.s.killers))
+        self.s.hhupdate = 0
+
+    def clear_hash(self) -> None:
+        tt_clear(&self.tt)
+
+    def configure(self, *, ordering: str | None = None, multipv: int | None = None,
+                  null_move: bool | None = None, lmr: bool | None = None,
+                  futility: bool | None = None, tt_cutoffs: bool | None = None,
+                  aspiration: bool | None = None) -> None:
+        """Set search options; None leaves one as it is."""
+        if ordering is not None:
+            self.s.opt.ordering = ORDERING_NAMES.index(ordering)
+        if multipv is not None:
+            self.s.opt.multipv = max(1, min(int(multipv), MAX_MOVES))
+        if null_move is not None:
+            self.s.opt.null_move = null_move
+        if lmr is not None:
+            self.s.opt.lmr = lmr
+        if futility is not None:
+            self.s.opt.futility = futility
+        if tt_cutoffs is not None:
+            self.s.opt.tt_cutoffs = tt_cutoffs
+        if aspiration is not None:
+            self.s.opt.aspiration = aspiration
+
+    @property
+    def hhupdate(self) -> int:
+        return self.s.hhupdate
+
+    # --- searching -----------------------------------------------------------
+
+    def search(self, Board board, *, depth: int | None = None, nodes: int | None = None,
+               soft_ms: float | None = None, hard_ms: float | None = None,
+               mate: int | None = None, searchmoves: list[str] | None = None,
+               ponder: bool = False, on_info=None, on_currmove=None) -> dict:
+        """Search ``board`` until a limit is reached (or ``stop``); return the result.
+
+        ``on_info(dict)`` is called after every iteration for every MultiPV
+        line (and on aspiration failures after a second); ``on_currmove(move,
+        number)`` for each root move after a second. The result holds
+        ``bestmove`` and ``ponder`` (UCI strings or None), ``score``, ``mate``,
+        ``depth``, ``nodes`` and ``time_ms``.
+        """
+        cdef Search* s = self.s
+        cdef Move moves[MAX_MOVES]
+        cdef int n, i
+        s.pos = board.pos
+        if s.pos.hist_len > HISTORY_CAP - MAX_PLY - 8:
+            compact_history(&s.pos)
+        s.limits.depth = max(1, min(depth or MAX_PLY - 8, MAX_PLY - 8))
+        s.limits.nodes = max(0, nodes or 0)
+        s.limits.soft_ms = max(0.0, soft_ms or 0.0)
+        s.limits.hard_ms = max(0.0, hard_ms or 0.0)
+        s.limits.mate = max(0, mate or 0)
+        s.limits.n_searchmoves = 0
+        if searchmoves:
+            n = generate_moves(&s.pos, moves, GEN_ALL)
+            for i in range(n):
+                if move_to_uci(&s.pos, moves[i]) in searchmoves:
+                    s.limits.searchmoves[s.limits.n_searchmoves] = moves[i]
+                    s.limits.n_searchmoves += 1
+        s.pondering = ponder
+        s.stopped = 0
+        s.nodes = 0
+        s.seldepth = 0
+        s.root_depth = 0
+        s.completed_depth = 0
+        s.n_root = 0
+        self.tt.generation = (self.tt.generation + 1) & 0xFF
+        memset(s.killers, 0, sizeof(s.killers))
+        self.on_info = on_info
+        self.on_currmove = on_currmove
+        s.start_ms = now_ms()
+        with nogil:
+            iterative_deepening(s)
+        self.on_info = None
+        self.on_currmove = None
+        return self._result()
+
+    def ponderhit(self) -> None:
+        """The opponent played the expected move: from now on, the clock counts."""
+        self.s.start_ms = now_ms()
+        self.s.pondering = 0
+
+    # --- what the search reports ---------------------------------------------
+
+    cdef dict _line(self, int index):
+        cdef RootMove* rm = &self.s.root[index]
+        cdef int score = rm.score if rm.score != -INFINITE else rm.prev_score
+        cdef double elapsed = max(now_ms() - self.s.start_ms, 0.001)
+        bound = None
+        if rm.score != -INFINITE and rm.bound == BOUND_LOWER:
+            bound = "lowerbound"
+        elif rm.score != -INFINITE and rm.bound == BOUND_UPPER and index == self.s.pv_index:
+            bound = "upperbound"
+        return {
+            "depth": self.s.root_depth,
+            "seldepth": max(rm.seldepth, self.s.root_depth),
+            "multipv": index + 1,
+            "score": score,
+            "mate": uci_score(score) or None,
+            "bound": bound,
+            "nodes": self.s.nodes,
+            "nps": int(self.s.nodes * 1000 / elapsed),
+            "time_ms": int(elapsed),
+            "hashfull": tt_hashfull(&self.tt),
+            "pv": [move_to_uci(&self.s.pos, rm.pv[i]) for i in range(rm.pv_len)],
+        }
+
+    cdef void _report_lines(self, int lines, bint final):
+        if self.on_info is not None:
+            for i in range(lines):
+                self.on_info(self._line(i))
+
+    cdef void _report_one(self, int index):
+        if self.on_info is not None:
+            self.on_info(self._line(index))
+
+    cdef void _report_currmove(self, Move m, int number):
+        if self.on_currmove is not None:
+            self.on_currmove(move_to_uci(&self.s.pos, m), number)
+
+    cdef dict _result(self):
+        cdef RootMove* rm = &self.s.root[0]
+        if self.s.n_root == 0:
+            return {"bestmove": None, "ponder": None, "score": 0, "mate": None,
+                    "depth": 0, "nodes": self.s.nodes, "time_ms": 0}
+        cdef int score = rm.prev_score if rm.prev_score != -INFINITE else rm.score
+        return {
+            "bestmove": move_to_uci(&self.s.pos, rm.move),
+            "ponder": move_to_uci(&self.s.pos, rm.pv[1]) if rm.pv_len > 1 else None,
+            "score": score,
+            "mate": uci_score(score) or None,
+            "depth": self.s.completed_depth,
+            "nodes": self.s.nodes,
+            "time_ms": int(now_ms() - self.s.start_ms),
+        }
+
+    # --- evaluation ------------------------------------------------------------
+
+    def evaluate(self, Board board) -> int:
+        """Static evaluation in centipawns, side to move's view."""
+        return evaluate(&board.pos, NULL)
+
+
+def eval_trace(Board board) -> dict:
+    """The handwritten evaluation term by term (packed scores unpacked).
+
+    Returns ``{"terms": {name: (white_mg, white_eg, black_mg, black_eg)},
+    "phase": p, "scale": s, "total": cp}`` with ``total`` from White's view.
+    """
+    cdef EvalTrace trace
+    evaluate(&board.pos, &trace)
+    terms = {}
+    for t in range(N_TERMS):
+        w = trace.terms[t][WHITE]
+        b = trace.terms[t][BLACK]
+        terms[EVAL_TERM_NAMES[t]] = (mg_of(w), eg_of(w), mg_of(b), eg_of(b))
+    return {"terms": terms, "phase": trace.phase, "scale": trace.scale, "total": trace.total,
+            "tempo": TEMPO}

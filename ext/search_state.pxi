@@ -1,0 +1,66 @@
+# What one search carries: its position copy, limits, tables and results.
+# Shared by the picker (killers, history) and the search proper.
+
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+
+cdef enum:
+    ORDER_HISTORY = 0       # the history heuristic (the reference)
+    N_ORDERINGS = 1
+
+ORDERING_NAMES = ["history"]
+
+ctypedef struct SearchOptions:
+    int ordering            # which quiet-move scorer the picker uses
+    int multipv
+    bint null_move
+    bint lmr                # late-move reductions
+    bint futility           # futility, reverse futility and late-move pruning
+    bint tt_cutoffs         # return TT scores at non-PV nodes
+    bint aspiration
+
+ctypedef struct Limits:
+    int depth               # deepest iteration
+    u64 nodes               # 0: no limit
+    double soft_ms          # no new iteration after this (0: none)
+    double hard_ms          # stop the search here (0: none)
+    int mate                # stop once a mate in this many moves is found (0: off)
+    int n_searchmoves
+    Move searchmoves[MAX_MOVES]
+
+ctypedef struct RootMove:
+    Move move
+    int score               # this iteration's score, -INFINITE while unknown
+    int prev_score          # last completed iteration's score
+    int bound               # BOUND_EXACT, or the bound an aspiration failure left
+    int seldepth
+    int pv_len
+    Move pv[MAX_PLY + 1]
+
+ctypedef struct Search:
+    Position pos
+    TTable* tt
+    SearchOptions opt
+    Limits limits
+    double start_ms
+    int pondering           # time limits wait while set (go ponder, until ponderhit)
+    int stopped
+    u64 nodes
+    int seldepth
+    int root_depth
+    int completed_depth
+    int pv_index            # MultiPV line being searched
+    int n_root
+    RootMove root[MAX_MOVES]
+    Move killers[MAX_PLY + 2][2]
+    int history[2][64][64]  # [side][from][to], rewarded by depth * depth on cut-offs
+    u64 hhupdate            # how many rewards were given: scorers normalise by it
+    int static_eval[MAX_PLY + 2]
+    Move pv[MAX_PLY + 1][MAX_PLY + 1]
+    int pv_len[MAX_PLY + 1]
+    void* owner             # the Python Searcher, for progress reports
+
+
+cdef inline double now_ms() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6

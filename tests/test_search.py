@@ -1,0 +1,139 @@
+"""The search and the handwritten evaluation, called directly."""
+import chess
+import pytest
+
+from engine._core import Board, Searcher, eval_trace
+from engine.bench import run_bench
+
+MATES = [  # (FEN, moves to mate), checked with Stockfish 15.1
+    ("7k/8/6K1/8/8/8/8/R7 w - - 0 1", 1),
+    ("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", 1),
+    ("r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 1", 2),
+    ("2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1", 2),
+    ("r1b1kb1r/pppp1ppp/5q2/4n3/3KP3/2N3PN/PPP4P/R1BQ1B1R b kq - 0 1", 3),
+    ("r5rk/5p1p/5R2/4B3/8/8/7P/7K w - - 0 1", 3),
+    ("2r3k1/p4p2/3Rp2p/1p2P1pK/8/1P4P1/P3Q2P/1q6 b - - 0 1", 3),
+    ("1k5r/pP3ppp/3p2b1/1BN1n3/1Q2P3/P1B5/KP3P1P/7q w - - 1 1", 3),
+    ("3r1r1k/1p3p1p/p2p4/4n1NN/6bQ/1BPq4/P3p1PP/1R5K w - - 0 1", 3),
+]
+
+
+@pytest.fixture(scope="module")
+def searcher() -> Searcher:
+    return Searcher(hash_mb=8)
+
+
+def pv_of(searcher: Searcher, board: Board, **limits) -> tuple[dict, list[str]]:
+    lines = []
+    result = searcher.search(board, on_info=lines.append, **limits)
+    return result, lines[-1]["pv"]
+
+
+@pytest.mark.parametrize("fen, n", MATES)
+def test_mates_found_with_the_right_distance(searcher: Searcher, fen: str, n: int) -> None:
+    searcher.clear()
+    result, pv = pv_of(searcher, Board(fen), depth=2 * n + 4)
+    assert result["mate"] == n
+    reference = chess.Board(fen)
+    for move in pv[: 2 * n - 1]:
+        reference.push_uci(move)
+    assert reference.is_checkmate(), pv
+
+
+def test_being_mated_is_a_negative_mate(searcher: Searcher) -> None:
+    # Black to move, mated next move whatever it does.
+    result = searcher.search(Board("k7/8/1K6/8/8/8/8/7R b - - 0 1"), depth=6)
+    assert result["mate"] == -1
+
+
+def test_no_legal_move_gives_no_bestmove(searcher: Searcher) -> None:
+    for fen in ["7k/6Q1/6K1/8/8/8/8/8 b - - 0 1", "7k/8/6QK/8/8/8/8/8 b - - 0 1"]:
+        assert searcher.search(Board(fen), depth=5)["bestmove"] is None
+
+
+def test_stalemate_trap_is_a_draw(searcher: Searcher) -> None:
+    # White is a queen up, but Qg6?? stalemates; the score must stay winning
+    # and the move played must not be the stalemate.
+    board = Board("7k/8/5K2/8/8/8/8/6Q1 w - - 0 1")
+    result = searcher.search(board, depth=6)
+    board.push(result["bestmove"])
+    assert not board.is_stalemate()
+    assert result["score"] > 500
+
+
+def test_repetition_is_scored_as_a_draw(searcher: Searcher) -> None:
+    # Black, a queen up, has shuffled twice already: after Qh2 White can
+    # repeat the starting position a third time, so Qh2 only draws.
+    board = Board("7k/8/8/8/8/8/7q/K7 b - - 0 1")
+    for move in ["h2h3", "a1b1", "h3h2", "b1a1", "h2h3", "a1b1"]:
+        board.push(move)
+    assert searcher.search(board, depth=6, searchmoves=["h3h2"])["score"] == 0
+    assert searcher.search(board, depth=6)["score"] > 500
+
+
+def test_limits(searcher: Searcher) -> None:
+    board = Board()
+    assert searcher.search(board, depth=3)["depth"] == 3
+    result = searcher.search(board, nodes=5000)
+    assert 5000 <= result["nodes"] < 7000
+    result = searcher.search(board, depth=6, searchmoves=["a2a3", "h2h3"])
+    assert result["bestmove"] in ("a2a3", "h2h3")
+
+
+def test_multipv_lines_are_distinct(searcher: Searcher) -> None:
+    searcher.configure(multipv=3)
+    try:
+        lines = []
+        searcher.search(Board(), depth=6, on_info=lines.append)
+    finally:
+        searcher.configure(multipv=1)
+    last = {line["multipv"]: line for line in lines if line["depth"] == 6}
+    assert sorted(last) == [1, 2, 3]
+    assert len({last[k]["pv"][0] for k in last}) == 3
+    assert last[1]["score"] >= last[2]["score"] >= last[3]["score"]
+
+
+def test_pv_is_legal_and_ponder_is_its_second_move(searcher: Searcher) -> None:
+    board = Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
+    result, pv = pv_of(searcher, board, depth=8)
+    reference = chess.Board(board.fen())
+    for move in pv:
+        assert chess.Move.from_uci(move) in reference.legal_moves
+        reference.push_uci(move)
+    assert result["bestmove"] == pv[0]
+    assert result["ponder"] == pv[1]
+
+
+def test_bench_is_deterministic() -> None:
+    assert run_bench(depth=6)[0] == run_bench(depth=6)[0]
+
+
+def mirror(fen: str) -> str:
+    return chess.Board(fen).mirror().fen()
+
+
+@pytest.mark.parametrize("fen", [
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    "r1b2rk1/2q1b1pp/p2ppn2/1p6/3QP3/1BN1B3/PPP3PP/R4RK1 w - - 0 1",
+    "8/5pk1/6p1/7p/1R5P/6P1/r4PK1/8 w - - 0 40",
+    "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1",
+    "8/3k4/8/8/8/8/3KP3/8 w - - 0 1",
+])
+def test_evaluation_is_colour_symmetric(searcher: Searcher, fen: str) -> None:
+    assert searcher.evaluate(Board(fen)) == searcher.evaluate(Board(mirror(fen)))
+
+
+def test_eval_trace_adds_up(searcher: Searcher) -> None:
+    board = Board("r1b2rk1/2q1b1pp/p2ppn2/1p6/3QP3/1BN1B3/PPP3PP/R4RK1 w - - 0 1")
+    trace = eval_trace(board)
+    mg = sum(t[0] - t[2] for t in trace["terms"].values())
+    eg = sum(t[1] - t[3] for t in trace["terms"].values())
+    expected = (mg * trace["phase"] + eg * trace["scale"] // 64 * (24 - trace["phase"])) // 24
+    assert trace["total"] == expected
+    assert searcher.evaluate(board) == expected + trace["tempo"]
+
+
+def test_material_counts(searcher: Searcher) -> None:
+    equal = searcher.evaluate(Board("4k3/pppppppp/8/8/8/8/PPPPPPPP/4K3 w - - 0 1"))
+    up_a_knight = searcher.evaluate(Board("4k3/pppppppp/8/8/8/8/PPPPPPPP/1N2K3 w - - 0 1"))
+    assert 200 < up_a_knight - equal < 450
