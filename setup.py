@@ -4,6 +4,7 @@ import platform
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 # -O3 and popcnt: every x86-64 CPU of the last fifteen years has it, and
 # without the flag __builtin_popcountll becomes a library call. NMM_NATIVE=1
@@ -14,6 +15,18 @@ if platform.machine() in ("x86_64", "AMD64"):
 if os.environ.get("NMM_NATIVE") == "1":
     flags.append("-march=native")
 
+
+class ReplacingBuildExt(build_ext):
+    """Put a fresh file in place instead of overwriting the old one: an engine
+    still running (in a GUI, a match, a long perft) keeps its mapped copy
+    instead of crashing when the library under it is rewritten."""
+
+    def copy_file(self, src, dst, *args, **kwargs):
+        if os.path.isfile(dst):
+            os.unlink(dst)
+        return super().copy_file(src, dst, *args, **kwargs)
+
+
 extensions = [
     Extension("engine._core", ["ext/core.pyx"], extra_compile_args=flags),
 ]
@@ -21,4 +34,5 @@ extensions = [
 setup(
     ext_modules=cythonize(extensions, compiler_directives={"language_level": 3},
                           include_path=["ext"]),
+    cmdclass={"build_ext": ReplacingBuildExt},
 )
