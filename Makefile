@@ -8,7 +8,9 @@ JOBS   ?= 2
 DEPS   := $(VENV)/.deps-installed
 CORE   := build/.core-built
 
-.PHONY: run build test test-all perft-full bench-perft clean
+.PHONY: run build test test-all perft-full bench-perft bench wac forfeits matches ablation clean
+
+DATA   ?= $(or $(NMM_DATA),../shared/data)
 
 run: build
 	@exec $(PY) uci_main.py
@@ -22,13 +24,38 @@ test: build
 test-all: build
 	$(PY) -m pytest -q -n $(JOBS) -m ''
 
-# Every position of every suite in ../shared/data/perft (or $$NMM_DATA/perft), every depth.
+# Long runs; they read ../shared/data (or $$NMM_DATA) and write reports/.
+# Every position of every perft suite, every depth.
 perft-full: build
 	$(PY) -m engine.cli perft --jobs $(JOBS) --hash 256 \
-	    $(foreach f,$(wildcard $(or $(NMM_DATA),../shared/data)/perft/*.epd),--suite $(f))
+	    $(foreach f,$(wildcard $(DATA)/perft/*.epd),--suite $(f))
 
 bench-perft: build
 	$(PY) -m engine.cli bench-perft --runs 5
+
+bench: build
+	for i in 1 2 3 4 5; do $(PY) -m engine.cli bench 2>/dev/null; done
+
+wac: build
+	$(PY) -m engine.cli suite $(DATA)/testsuites/wac.epd --movetime 1 | tee reports/wac.log
+
+# No time forfeits or illegal moves: 200 fast games against itself.
+forfeits: build
+	$(PY) -m engine.cli match nmm nmm --games 200 --tc 1+0.01 --no-adjudicate --seed 3 \
+	    --pgn reports/forfeits.pgn | tee reports/forfeits.log
+
+matches: build
+	$(PY) -m engine.cli match nmm gnuchess --games 100 --tc 10+0.1 --seed 4 \
+	    --pgn reports/gnuchess.pgn | tee reports/gnuchess.log
+	$(PY) -m engine.cli match nmm stockfish:UCI_LimitStrength=true,UCI_Elo=2000 --games 100 \
+	    --tc 10+0.1 --seed 5 --pgn reports/stockfish2000.pgn | tee reports/stockfish2000.log
+
+# Do late-move reductions and futility pruning pay? Each against the engine without it.
+ablation: build
+	$(PY) -m engine.cli match nmm nmm:LateMoveReductions=false --games 100 --tc 5+0.05 \
+	    --seed 11 --pgn reports/ablation_lmr.pgn | tee reports/ablation_lmr.log
+	$(PY) -m engine.cli match nmm nmm:FutilityPruning=false --games 100 --tc 5+0.05 \
+	    --seed 12 --pgn reports/ablation_futility.pgn | tee reports/ablation_futility.log
 
 $(DEPS): pyproject.toml
 	$(PYTHON) -m venv $(VENV)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from engine._core import Board, Searcher
 
-DEFAULT_DEPTH = 10
+DEFAULT_DEPTH = 12
 
 # Openings, middle games and endings of different kinds, with and without
 # castling rights, en-passant squares and promotions near.

@@ -303,8 +303,8 @@ class Uci:
         else:
             self.send(f"bestmove {result['bestmove']}")
 
-    def _send_currmove(self, move: str, number: int) -> None:
-        self.send(f"info currmove {move} currmovenumber {number}")
+    def _send_currmove(self, depth: int, move: str, number: int) -> None:
+        self.send(f"info depth {depth} currmove {move} currmovenumber {number}")
 
     def cmd_ponderhit(self, args: list[str]) -> None:
         if self._searcher is not None:

@@ -384,7 +384,7 @@ cdef void iterative_deepening(Search* s) noexcept nogil:
                 else:
                     break
                 if now_ms() - s.start_ms > 1000:
-                    report_line(s, s.pv_index, False)
+                    report_line(s, s.pv_index)
                 delta += delta
             if s.pv_index > 0:
                 sort_multipv(s)

@@ -7,12 +7,14 @@ from libc.string cimport memset
 
 
 cdef void report_iteration(Search* s, int lines) noexcept nogil:
+    """An iteration is complete: report its first ``lines`` lines."""
     with gil:
-        (<Searcher>s.owner)._report_lines(lines, True)
+        (<Searcher>s.owner)._report_lines(0, lines)
 
-cdef void report_line(Search* s, int index, bint exact) noexcept nogil:
+cdef void report_line(Search* s, int index) noexcept nogil:
+    """An aspiration window failed on line ``index``: report the bound."""
     with gil:
-        (<Searcher>s.owner)._report_one(index)
+        (<Searcher>s.owner)._report_lines(index, index + 1)
 
 cdef void report_currmove(Search* s, Move m, int number) noexcept nogil:
     with gil:
@@ -113,8 +115,8 @@ cdef class Searcher:
         """Search ``board`` until a limit is reached (or ``stop``); return the result.
 
         ``on_info(dict)`` is called after every iteration for every MultiPV
-        line (and on aspiration failures after a second); ``on_currmove(move,
-        number)`` for each root move after a second. The result holds
+        line (and on aspiration failures after a second); ``on_currmove(depth,
+        move, number)`` for each root move after a second. The result holds
         ``bestmove`` and ``ponder`` (UCI strings or None), ``score``, ``mate``,
         ``depth``, ``nodes`` and ``time_ms``.
         """
@@ -184,18 +186,14 @@ cdef class Searcher:
             "pv": [move_to_uci(&self.s.pos, rm.pv[i]) for i in range(rm.pv_len)],
         }
 
-    cdef void _report_lines(self, int lines, bint final):
+    cdef void _report_lines(self, int first, int end):
         if self.on_info is not None:
-            for i in range(lines):
+            for i in range(first, end):
                 self.on_info(self._line(i))
-
-    cdef void _report_one(self, int index):
-        if self.on_info is not None:
-            self.on_info(self._line(index))
 
     cdef void _report_currmove(self, Move m, int number):
         if self.on_currmove is not None:
-            self.on_currmove(move_to_uci(&self.s.pos, m), number)
+            self.on_currmove(self.s.root_depth, move_to_uci(&self.s.pos, m), number)
 
     cdef dict _result(self):
         cdef RootMove* rm = &self.s.root[0]
