@@ -162,5 +162,27 @@ def latency(trials: int) -> None:
         click.echo(f"{what:8} median {median:7.1f} ms   worst {worst:7.1f} ms")
 
 
+@main.group()
+def data() -> None:
+    """Build training data from the game collections."""
+
+
+@data.command("nmm")
+@click.option("--data", "data_path", type=click.Path(file_okay=False), default=None,
+              help="The data folder (default: $NMM_DATA or ../shared/data).")
+@click.option("--out", type=click.Path(file_okay=False), default="var/nmm", show_default=True)
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--jobs", "-j", type=int, default=2, show_default=True)
+@click.option("--limit", type=int, default=None, help="Read only this many games per file (for trials).")
+def data_nmm(data_path: str | None, out: str, seed: int, jobs: int, limit: int | None) -> None:
+    """Pattern sets for the Neural MoveMap: test, validation, learning, TWIC."""
+    import json
+
+    from engine.data.nmm import build
+    from engine.perft import data_dir
+    summary = build(Path(data_path) if data_path else data_dir(), Path(out), seed, jobs, limit)
+    click.echo(json.dumps(summary, indent=2))
+
+
 if __name__ == "__main__":
     main()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 MOVES_TO_GO = 35        # when the GUI does not say, plan for this many more moves
 HARD_FACTOR = 5         # the hard limit may stretch the soft one this much
-MAX_SHARE = 0.5         # but never more than this share of the clock on one move
+MAX_SHARE = 0.35        # but never more than this share of the clock on one move
 
 
 def allot(time_ms: float, inc_ms: float, movestogo: int | None,

@@ -58,9 +58,10 @@ def parse_position(tokens: list[str], chess960: bool = False) -> Board:
     except ValueError as e:
         raise UciError(f"bad FEN {fen!r}: {e}") from None
     for i, move in enumerate(moves):
-        if not board.is_legal(move):
-            raise UciError(f"illegal move {move!r} at ply {i + 1} in position {board.fen()}")
-        board.push(move)
+        try:
+            board.push(move)
+        except ValueError:
+            raise UciError(f"illegal move {move!r} at ply {i + 1} in position {board.fen()}") from None
     return board
 
 

@@ -79,20 +79,34 @@ cdef class Board:
     cdef Move _parse(self, str uci) except? 0:
         """The legal move a UCI string names; 0 if none.
 
-        Castling is accepted both as e1g1 and as king-takes-rook (e1h1).
+        Castling is accepted both as e1g1 and as king-takes-rook (e1h1), in
+        either mode. No strings are built: this runs for every move of every
+        ``position`` command.
         """
+        cdef Move moves[MAX_MOVES]
+        cdef int n, i, frm, to, promo = 0, m_to
         cdef Move m
-        cdef bint chess960 = self.pos.chess960
-        for m in self._moves(GEN_ALL):
-            if move_to_uci(&self.pos, m) == uci:
-                return m
-        for m in self._moves(GEN_ALL):
+        if not 4 <= len(uci) <= 5 or uci[0] not in FILE_CHARS or uci[2] not in FILE_CHARS \
+                or uci[1] not in "12345678" or uci[3] not in "12345678":
+            return 0
+        frm = FILE_CHARS.index(uci[0]) + 8 * (ord(uci[1]) - ord("1"))
+        to = FILE_CHARS.index(uci[2]) + 8 * (ord(uci[3]) - ord("1"))
+        if len(uci) == 5:
+            if uci[4] not in "nbrq":
+                return 0
+            promo = "nbrq".index(uci[4]) + KNIGHT
+        n = generate_moves(&self.pos, moves, GEN_ALL)
+        for i in range(n):
+            m = moves[i]
+            if move_from(m) != frm:
+                continue
+            m_to = move_to(m)
             if move_flag(m) == F_CASTLE:
-                self.pos.chess960 = not chess960
-                other = move_to_uci(&self.pos, m)
-                self.pos.chess960 = chess960
-                if other == uci:
+                if promo == 0 and (to == m_to or to == castle_king_to(
+                        (WK if m_to > frm else WQ) << (2 * self.pos.stm))):
                     return m
+            elif m_to == to and (promo_type(m) if move_flag(m) >= F_PROMO else 0) == promo:
+                return m
         return 0
 
     def is_legal(self, uci: str) -> bool:
@@ -113,6 +127,37 @@ cdef class Board:
             raise IndexError("no move to take back")
         unmake_move(&self.pos)
         return move_to_uci(&self.pos, self.pos.hist[self.pos.hist_len].move)
+
+    def pattern(self) -> tuple[bytes, int, bytes]:
+        """The position as training data: (64 piece codes a1..h8, 12 = empty),
+        side to move (0 White, 1 Black), legal moves as (from, to, promotion)
+        byte triples; castling as the king's from and destination squares,
+        promotion 0 or the piece type (1 knight .. 4 queen)."""
+        cdef Move moves[MAX_MOVES]
+        cdef int n = generate_moves(&self.pos, moves, GEN_ALL), i, frm, to
+        cdef bytearray legal = bytearray(3 * n)
+        for i in range(n):
+            frm = move_from(moves[i])
+            to = move_to(moves[i])
+            if move_flag(moves[i]) == F_CASTLE:
+                to = castle_king_to((WK if to > frm else WQ) << (2 * self.pos.stm))
+            legal[3 * i] = frm
+            legal[3 * i + 1] = to
+            legal[3 * i + 2] = promo_type(moves[i]) if move_flag(moves[i]) >= F_PROMO else 0
+        return bytes([self.pos.board[i] for i in range(64)]), self.pos.stm, bytes(legal)
+
+    def nmm_inputs(self, encoding: str) -> list[tuple[int, float]]:
+        """The Neural MoveMap's active inputs here: (index, value) pairs."""
+        cdef int idx[MAX_INPUTS]
+        cdef float val[MAX_INPUTS]
+        cdef int n = nmm_inputs(&self.pos, ENCODING_NAMES.index(encoding), idx, val)
+        return [(idx[i], val[i]) for i in range(n)]
+
+    def nmm_outputs(self, encoding: str) -> list[tuple[str, int]]:
+        """Each legal move with the net output that scores it."""
+        cdef int enc = ENCODING_NAMES.index(encoding)
+        return [(move_to_uci(&self.pos, m), nmm_output(&self.pos, enc, m))
+                for m in self._moves(GEN_ALL)]
 
     # --- game state ----------------------------------------------------------
 

@@ -3,6 +3,7 @@
 #
 # Moves are generated legal, all at once; the stages decide the order, and
 # the (possibly costly) quiet-move scorer only runs if the node gets that far.
+# The Picker struct itself is in search_state.pxi.
 
 cdef enum:
     STAGE_TT = 0
@@ -14,21 +15,6 @@ cdef enum:
     STAGE_BAD_CAPTURES = 6
     STAGE_DONE = 7
 
-ctypedef struct Picker:
-    Move moves[MAX_MOVES]       # noisy moves in [0, n_noisy), quiet ones in [n_noisy, n)
-    int scores[MAX_MOVES]
-    int n
-    int n_noisy
-    int stage
-    int cur
-    Move tt_move
-    Move killers[2]
-    int killer_index
-    bint captures_only          # quiescence: good captures and nothing else
-    Move bad[MAX_MOVES]
-    int n_bad
-
-
 cdef inline bint contains(const Move* moves, int start, int end, Move m) noexcept nogil:
     cdef int i
     for i in range(start, end):
@@ -37,7 +23,8 @@ cdef inline bint contains(const Move* moves, int start, int end, Move m) noexcep
     return False
 
 
-cdef void picker_init(Picker* p, Search* s, Move tt_move, int ply, bint captures_only) noexcept nogil:
+cdef void picker_init(Picker* p, Search* s, Move tt_move, int ply, int depth,
+                      bint captures_only) noexcept nogil:
     """Generate and partition the moves; ``captures_only`` for quiescence (not in check)."""
     cdef const Position* pos = &s.pos
     cdef int i, j = 0
@@ -60,12 +47,16 @@ cdef void picker_init(Picker* p, Search* s, Move tt_move, int ply, bint captures
         p.killers[1] = s.killers[ply][1]
     p.killer_index = 0
     p.n_bad = 0
+    p.depth = depth
+    p.has_aux = False
+    p.quiets_returned = 0
     p.stage = STAGE_TT
 
 
 cdef inline Move pick_best(Picker* p, int end) noexcept nogil:
     """Swap the best-scored move of [cur, end) to cur and return it (cur advances)."""
     cdef int best = p.cur, i, tmp_score
+    cdef float tmp_nn
     cdef Move tmp
     for i in range(p.cur + 1, end):
         if p.scores[i] > p.scores[best]:
@@ -76,6 +67,13 @@ cdef inline Move pick_best(Picker* p, int end) noexcept nogil:
     tmp_score = p.scores[best]
     p.scores[best] = p.scores[p.cur]
     p.scores[p.cur] = tmp_score
+    if p.has_aux:
+        tmp_nn = p.nn[best]
+        p.nn[best] = p.nn[p.cur]
+        p.nn[p.cur] = tmp_nn
+        tmp_score = p.hh[best]
+        p.hh[best] = p.hh[p.cur]
+        p.hh[p.cur] = tmp_score
     p.cur += 1
     return tmp
 
@@ -132,14 +130,17 @@ cdef Move picker_next(Picker* p, Search* s, int ply) noexcept nogil:
                     return m
             p.stage = STAGE_QUIETS_INIT
         elif p.stage == STAGE_QUIETS_INIT:
-            QUIET_SCORERS[s.opt.ordering](s, pos, &p.moves[p.n_noisy], &p.scores[p.n_noisy],
-                                          p.n - p.n_noisy, ply)
+            if s.net == NULL or p.depth < s.opt.nmm_min_depth:
+                score_history(s, p)         # no net, or too near the leaves to pay for it
+            else:
+                QUIET_SCORERS[s.opt.ordering](s, p)
             p.cur = p.n_noisy
             p.stage = STAGE_QUIETS
         elif p.stage == STAGE_QUIETS:
             while p.cur < p.n:
                 m = pick_best(p, p.n)
                 if m != p.tt_move and m != p.killers[0] and m != p.killers[1]:
+                    p.quiets_returned += 1
                     return m
             p.cur = 0
             p.stage = STAGE_BAD_CAPTURES

@@ -1,22 +1,98 @@
 # Quiet-move scorers: the one seam where move-ordering ideas plug in.
 #
 # The picker calls the scorer selected by SearchOptions.ordering once per
-# node, when it reaches the quiet moves, to fill one score per move (higher
-# is tried first). Each scorer is a plain C function in QUIET_SCORERS.
+# node, when it reaches the quiet moves, to fill p.scores[n_noisy:n] (higher
+# is tried first). Each scorer is a plain C function in QUIET_SCORERS; the
+# net-based ones are used only when a net is loaded and the node is at least
+# nmm_min_depth from the leaves (the picker falls back to history otherwise).
 
-ctypedef void (*QuietScorer)(Search* s, const Position* pos, const Move* moves,
-                             int* scores, int n, int ply) noexcept nogil
+ctypedef void (*QuietScorer)(Search* s, Picker* p) noexcept nogil
 
 cdef enum:
     HISTORY_LIMIT = 1 << 28     # halve the table (and hhupdate) beyond this
+    SCORE_LIMIT = 1 << 30
+
+cdef double NN_SCALE = 65536.0  # net scores are floats; the picker sorts ints
 
 
-cdef void score_history(Search* s, const Position* pos, const Move* moves,
-                        int* scores, int n, int ply) noexcept nogil:
+cdef inline int to_int_score(double x) noexcept nogil:
+    x *= NN_SCALE
+    if x > SCORE_LIMIT:
+        return SCORE_LIMIT
+    if x < -SCORE_LIMIT:
+        return -SCORE_LIMIT
+    return <int>x
+
+
+cdef void score_history(Search* s, Picker* p) noexcept nogil:
     """The history heuristic: how often (weighted by depth) a move has cut off."""
+    cdef int i, side = s.pos.stm
+    for i in range(p.n_noisy, p.n):
+        p.scores[i] = s.history[side][move_from(p.moves[i])][move_to(p.moves[i])]
+
+
+cdef void net_scores(Search* s, Picker* p) noexcept nogil:
+    """The net's score of every quiet move, into p.nn."""
+    cdef int idx[MAX_INPUTS]
+    cdef float val[MAX_INPUTS]
+    cdef int n = nmm_inputs(&s.pos, s.net.encoding, idx, val), i
+    for i in range(p.n_noisy, p.n):
+        p.nn[i] = nmm_score(s.net, idx, val, n, nmm_output(&s.pos, s.net.encoding, p.moves[i]))
+
+
+cdef void score_nmm(Search* s, Picker* p) noexcept nogil:
+    """Pure NMM: quiet moves in the net's order."""
     cdef int i
-    for i in range(n):
-        scores[i] = s.history[pos.stm][move_from(moves[i])][move_to(moves[i])]
+    net_scores(s, p)
+    for i in range(p.n_noisy, p.n):
+        p.scores[i] = to_int_score(p.nn[i])
+
+
+cdef void score_straight(Search* s, Picker* p) noexcept nogil:
+    """Straightforward combination: the net's favourite first, then history order."""
+    cdef int i, best = p.n_noisy
+    net_scores(s, p)
+    score_history(s, p)
+    for i in range(p.n_noisy + 1, p.n):
+        if p.nn[i] > p.nn[best]:
+            best = i
+    if p.n > p.n_noisy:
+        p.scores[best] = SCORE_LIMIT
+
+
+cdef void score_weighted(Search* s, Picker* p) noexcept nogil:
+    """Weighted combination: nnscore + hhscore / (hhupdate * hhweight)."""
+    cdef int i, side = s.pos.stm
+    cdef double scale = 1.0 / ((s.hhupdate if s.hhupdate > 0 else 1) * s.hhweight)
+    net_scores(s, p)
+    for i in range(p.n_noisy, p.n):
+        p.hh[i] = s.history[side][move_from(p.moves[i])][move_to(p.moves[i])]
+        p.scores[i] = to_int_score(p.nn[i] + p.hh[i] * scale)
+    p.has_aux = True
+
+
+cdef void adapt_history_weight(Search* s, Picker* p, Move m) noexcept nogil:
+    """A quiet move cut off, but was not tried first: blame the component that
+    ranked it lower. If the net liked it more than history did (an nn-miss),
+    give history less say (raise the weight); if history liked it more (an
+    hh-miss), give it more say (lower the weight)."""
+    cdef int i, j = -1, nn_rank = 0, hh_rank = 0
+    for i in range(p.n_noisy, p.n):
+        if p.moves[i] == m:
+            j = i
+    if j < 0:
+        return
+    for i in range(p.n_noisy, p.n):
+        nn_rank += p.nn[i] > p.nn[j]
+        hh_rank += p.hh[i] > p.hh[j]
+    if nn_rank < hh_rank:
+        s.hhweight += s.opt.beta_nn
+        s.nn_misses += 1
+    elif hh_rank < nn_rank:
+        s.hhweight -= s.opt.beta_hh
+        if s.hhweight < 1e-3:
+            s.hhweight = 1e-3
+        s.hh_misses += 1
 
 
 cdef void history_reward(Search* s, const Position* pos, Move m, int depth) noexcept nogil:
@@ -40,3 +116,6 @@ cdef void history_age(Search* s) noexcept nogil:
 
 cdef QuietScorer QUIET_SCORERS[N_ORDERINGS]
 QUIET_SCORERS[ORDER_HISTORY] = score_history
+QUIET_SCORERS[ORDER_NMM] = score_nmm
+QUIET_SCORERS[ORDER_STRAIGHT] = score_straight
+QUIET_SCORERS[ORDER_WEIGHTED] = score_weighted

@@ -107,13 +107,13 @@ cdef int qsearch(Search* s, int alpha, int beta, int ply) noexcept nogil:
             alpha = stand_pat
         best = stand_pat
 
-    picker_init(&picker, s, tt_move, ply, not check)
+    picker_init(&picker, s, tt_move, ply, 0, not check)
     while True:
         m = picker_next(&picker, s, ply)
         if m == 0:
             break
         # Delta pruning: even winning this piece (and then some) cannot reach alpha.
-        if (not check and move_flag(m) < F_PROMO
+        if (s.opt.futility and not check and move_flag(m) < F_PROMO
                 and stand_pat + SEE_VALUE[captured_type(pos, m)] + 200 <= alpha):
             continue
         make_move(pos, m)
@@ -218,7 +218,7 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
     if s.opt.lmr and depth >= 4 and tt_move == 0:
         depth -= 1
 
-    picker_init(&picker, s, tt_move, ply, False)
+    picker_init(&picker, s, tt_move, ply, depth, False)
     while True:
         m = picker_next(&picker, s, ply)
         if m == 0:
@@ -268,6 +268,9 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
                             s.killers[ply][1] = s.killers[ply][0]
                             s.killers[ply][0] = m
                         history_reward(s, pos, m, depth)
+                        if (s.opt.adaptive and picker.has_aux and picker.stage == STAGE_QUIETS
+                                and picker.quiets_returned > 1):
+                            adapt_history_weight(s, &picker, m)
                     break
 
     if searched == 0:

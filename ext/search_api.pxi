@@ -3,7 +3,7 @@
 # structs into Python values when the search reports.
 
 from libc.stdlib cimport calloc
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 
 
 cdef void report_iteration(Search* s, int lines) noexcept nogil:
@@ -40,6 +40,7 @@ cdef class Searcher:
     """
     cdef Search* s
     cdef TTable tt
+    cdef NmmNet net
     cdef object on_info
     cdef object on_currmove
 
@@ -59,8 +60,18 @@ cdef class Searcher:
         self.s.opt.futility = True
         self.s.opt.tt_cutoffs = True
         self.s.opt.aspiration = True
+        self.s.opt.nmm_min_depth = 0
+        self.s.opt.hhweight = 500.0
+        self.s.opt.adaptive = False
+        self.s.opt.beta_nn = 0.1
+        self.s.opt.beta_hh = 0.1
+        self.s.net = NULL
+        self.net.weights = NULL
+        self.net.bias = NULL
 
     def __dealloc__(self):
+        free(self.net.weights)
+        free(self.net.bias)
         free(self.tt.buckets)
         free(self.s)
 
@@ -82,10 +93,72 @@ cdef class Searcher:
     def clear_hash(self) -> None:
         tt_clear(&self.tt)
 
+    def set_nmm(self, encoding: str, weights, bias) -> None:
+        """Load a Neural MoveMap: ``weights`` as N_OUTPUTS rows of the encoding's
+        inputs (float32, C order), ``bias`` N_OUTPUTS values. engine.nets
+        reads and checks the files; this only copies the numbers."""
+        cdef int enc = ENCODING_NAMES.index(encoding)
+        cdef int n_in = ENCODING_INPUTS[enc]
+        cdef const float[:, ::1] w = weights
+        cdef const float[::1] b = bias
+        if w.shape[0] != N_OUTPUTS or w.shape[1] != n_in or b.shape[0] != N_OUTPUTS:
+            raise ValueError(f"NMM shapes {tuple(weights.shape)}, {tuple(bias.shape)} do not fit "
+                             f"{encoding} ({N_OUTPUTS} x {n_in})")
+        self.clear_nmm()
+        self.net.weights = <float*>malloc(N_OUTPUTS * n_in * sizeof(float))
+        self.net.bias = <float*>malloc(N_OUTPUTS * sizeof(float))
+        if self.net.weights == NULL or self.net.bias == NULL:
+            self.clear_nmm()
+            raise MemoryError
+        memcpy(self.net.weights, &w[0, 0], N_OUTPUTS * n_in * sizeof(float))
+        memcpy(self.net.bias, &b[0], N_OUTPUTS * sizeof(float))
+        self.net.encoding = enc
+        self.net.n_inputs = n_in
+        self.s.net = &self.net
+
+    def clear_nmm(self) -> None:
+        """Unload the net: every ordering then behaves as history."""
+        self.s.net = NULL
+        free(self.net.weights)
+        free(self.net.bias)
+        self.net.weights = NULL
+        self.net.bias = NULL
+
+    @property
+    def has_nmm(self) -> bool:
+        return self.s.net != NULL
+
+    def nmm_scores(self, Board board) -> list[tuple[str, float]]:
+        """Every legal move with the net's score, best first (``nmm`` command).
+
+        Promotions share their pawn's from-to output; the promotions of one
+        pawn keep the order queen, rook, bishop, knight (stable sort)."""
+        if self.s.net == NULL:
+            raise ValueError("no NMM net is loaded")
+        cdef int idx[MAX_INPUTS]
+        cdef float val[MAX_INPUTS]
+        cdef int n = nmm_inputs(&board.pos, self.net.encoding, idx, val)
+        scored = [(move_to_uci(&board.pos, m),
+                   nmm_score(&self.net, idx, val, n, nmm_output(&board.pos, self.net.encoding, m)))
+                  for m in board._moves(GEN_ALL)]
+        return sorted(scored, key=lambda item: -item[1])
+
+    @property
+    def history_weight(self) -> float:
+        """The history weight at the end of the last search (it moves when adaptive)."""
+        return self.s.hhweight
+
+    @property
+    def misses(self) -> tuple[int, int]:
+        """(nn-misses, hh-misses) counted in the last search."""
+        return self.s.nn_misses, self.s.hh_misses
+
     def configure(self, *, ordering: str | None = None, multipv: int | None = None,
                   null_move: bool | None = None, lmr: bool | None = None,
                   futility: bool | None = None, tt_cutoffs: bool | None = None,
-                  aspiration: bool | None = None) -> None:
+                  aspiration: bool | None = None, nmm_min_depth: int | None = None,
+                  hhweight: float | None = None, adaptive: bool | None = None,
+                  beta_nn: float | None = None, beta_hh: float | None = None) -> None:
         """Set search options; None leaves one as it is."""
         if ordering is not None:
             self.s.opt.ordering = ORDERING_NAMES.index(ordering)
@@ -101,6 +174,18 @@ cdef class Searcher:
             self.s.opt.tt_cutoffs = tt_cutoffs
         if aspiration is not None:
             self.s.opt.aspiration = aspiration
+        if nmm_min_depth is not None:
+            self.s.opt.nmm_min_depth = nmm_min_depth
+        if hhweight is not None:
+            if not hhweight > 0:
+                raise ValueError("the history weight must be positive")
+            self.s.opt.hhweight = hhweight
+        if adaptive is not None:
+            self.s.opt.adaptive = adaptive
+        if beta_nn is not None:
+            self.s.opt.beta_nn = beta_nn
+        if beta_hh is not None:
+            self.s.opt.beta_hh = beta_hh
 
     @property
     def hhupdate(self) -> int:
@@ -145,6 +230,9 @@ cdef class Searcher:
         s.root_depth = 0
         s.completed_depth = 0
         s.n_root = 0
+        s.hhweight = s.opt.hhweight
+        s.nn_misses = 0
+        s.hh_misses = 0
         self.tt.generation = (self.tt.generation + 1) & 0xFF
         memset(s.killers, 0, sizeof(s.killers))
         self.on_info = on_info

@@ -5,18 +5,26 @@ from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 cdef enum:
     ORDER_HISTORY = 0       # the history heuristic (the reference)
-    N_ORDERINGS = 1
+    ORDER_NMM = 1           # the Neural MoveMap alone
+    ORDER_STRAIGHT = 2      # the net's best quiet move, then history order
+    ORDER_WEIGHTED = 3      # nnscore + hhscore / (hhupdate * hhweight)
+    N_ORDERINGS = 4
 
-ORDERING_NAMES = ["history"]
+ORDERING_NAMES = ["history", "nmm", "straight", "weighted"]
 
 ctypedef struct SearchOptions:
     int ordering            # which quiet-move scorer the picker uses
     int multipv
     bint null_move
     bint lmr                # late-move reductions
-    bint futility           # futility, reverse futility and late-move pruning
+    bint futility           # futility, reverse futility, late-move and delta pruning
     bint tt_cutoffs         # return TT scores at non-PV nodes
     bint aspiration
+    int nmm_min_depth       # below this remaining depth the net is not asked (history instead)
+    double hhweight         # history weight of the weighted combination (its start when adaptive)
+    bint adaptive           # adapt hhweight on nn-misses and hh-misses
+    double beta_nn          # added to hhweight on an nn-miss
+    double beta_hh          # taken from hhweight on an hh-miss
 
 ctypedef struct Limits:
     int depth               # deepest iteration
@@ -57,7 +65,32 @@ ctypedef struct Search:
     int static_eval[MAX_PLY + 2]
     Move pv[MAX_PLY + 1][MAX_PLY + 1]
     int pv_len[MAX_PLY + 1]
+    NmmNet* net             # the Neural MoveMap, or NULL
+    double hhweight         # the weight in use (moves when adaptive)
+    u64 nn_misses
+    u64 hh_misses
     void* owner             # the Python Searcher, for progress reports
+
+
+# The staged move picker's state (picker.pxi); here because scorers fill it.
+ctypedef struct Picker:
+    Move moves[MAX_MOVES]       # noisy moves in [0, n_noisy), quiet ones in [n_noisy, n)
+    int scores[MAX_MOVES]
+    float nn[MAX_MOVES]         # with has_aux: each quiet move's net score ...
+    int hh[MAX_MOVES]           # ... and history score, for the adaptive weight
+    bint has_aux
+    int n
+    int n_noisy
+    int stage
+    int cur
+    int depth
+    int quiets_returned
+    Move tt_move
+    Move killers[2]
+    int killer_index
+    bint captures_only          # quiescence: good captures and nothing else
+    Move bad[MAX_MOVES]
+    int n_bad
 
 
 cdef inline double now_ms() noexcept nogil:

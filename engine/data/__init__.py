@@ -1,0 +1,1 @@
+"""Training data: PGN collections -> pattern sets (NMM) and game sequences (TD)."""

@@ -1,0 +1,109 @@
+"""Pattern sets: positions with their legal moves and the move played.
+
+One set is a handful of flat numpy arrays, saved as a compressed ``.npz``:
+
+``board``   (N, 64) uint8: piece codes a1..h8 (0-5 White P N B R Q K, 6-11 Black, 12 empty)
+``stm``     (N,) uint8: side to move, 0 White, 1 Black
+``legal``   (M, 3) uint8: every legal move as (from, to, promotion piece or 0);
+            castling as the king's from and destination squares
+``offsets`` (N + 1,) int64: position i's moves are legal[offsets[i]:offsets[i + 1]]
+``played``  (N,) int16: index of the move played within the position's moves
+``ply``     (N,) int16: half-moves played before the position
+``game``    (N,) int32: which game (games never straddle sets)
+``eco``     (N,) uint16: ECO code as letter * 100 + number (A00 = 0, E99 = 499)
+``key``     (N,) uint64: Zobrist key, to remove duplicates
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+import numpy as np
+
+NO_ECO = 0xFFFF
+
+
+def eco_code(eco: str | None) -> int:
+    """'B84' -> 184; anything else -> NO_ECO.
+
+    >>> eco_code("B84"), eco_code("E97"), eco_code("?")
+    (184, 497, 65535)
+    """
+    if not eco or len(eco) < 3 or eco[0] not in "ABCDE" or not eco[1:3].isdigit():
+        return NO_ECO
+    return "ABCDE".index(eco[0]) * 100 + int(eco[1:3])
+
+
+def eco_range(first: str, last: str) -> tuple[int, int]:
+    return eco_code(first), eco_code(last)
+
+
+@dataclass
+class PatternSet:
+    board: np.ndarray
+    stm: np.ndarray
+    legal: np.ndarray
+    offsets: np.ndarray
+    played: np.ndarray
+    ply: np.ndarray
+    game: np.ndarray
+    eco: np.ndarray
+    key: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.stm)
+
+    @property
+    def n_moves(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+    @classmethod
+    def empty(cls) -> "PatternSet":
+        return cls(np.zeros((0, 64), np.uint8), np.zeros(0, np.uint8), np.zeros((0, 3), np.uint8),
+                   np.zeros(1, np.int64), np.zeros(0, np.int16), np.zeros(0, np.int16),
+                   np.zeros(0, np.int32), np.zeros(0, np.uint16), np.zeros(0, np.uint64))
+
+    def take(self, index: np.ndarray) -> "PatternSet":
+        """The positions at ``index`` (in that order), moves included."""
+        index = np.asarray(index, dtype=np.int64)
+        counts = self.n_moves[index]
+        offsets = np.zeros(len(index) + 1, np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        starts = self.offsets[index]
+        # Gather each position's move block: start + 0 .. count - 1.
+        within = np.arange(offsets[-1]) - np.repeat(offsets[:-1], counts)
+        legal = self.legal[np.repeat(starts, counts) + within]
+        return PatternSet(self.board[index], self.stm[index], legal, offsets, self.played[index],
+                          self.ply[index], self.game[index], self.eco[index], self.key[index])
+
+    @classmethod
+    def concat(cls, sets: list["PatternSet"]) -> "PatternSet":
+        sets = [s for s in sets if len(s)]
+        if not sets:
+            return cls.empty()
+        offsets = [np.zeros(1, np.int64)]
+        base = 0
+        for s in sets:
+            offsets.append(s.offsets[1:] + base)
+            base += s.offsets[-1]
+        return cls(np.concatenate([s.board for s in sets]), np.concatenate([s.stm for s in sets]),
+                   np.concatenate([s.legal for s in sets]), np.concatenate(offsets),
+                   *(np.concatenate([getattr(s, f) for s in sets])
+                     for f in ("played", "ply", "game", "eco", "key")))
+
+    def unique(self, exclude_keys: np.ndarray | None = None) -> "PatternSet":
+        """Drop repeated positions (first kept) and any whose key is in ``exclude_keys``."""
+        _, first = np.unique(self.key, return_index=True)
+        keep = np.sort(first)
+        if exclude_keys is not None and len(exclude_keys):
+            keep = keep[~np.isin(self.key[keep], exclude_keys)]
+        return self.take(keep)
+
+    def save(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.savez_compressed(path, **{f.name: getattr(self, f.name) for f in fields(self)})
+
+    @classmethod
+    def load(cls, path: Path) -> "PatternSet":
+        with np.load(path) as data:
+            return cls(**{f.name: data[f.name] for f in fields(cls)})

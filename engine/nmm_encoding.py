@@ -1,0 +1,83 @@
+"""The numpy twin of ext/nmm.pxi: NMM inputs and outputs for whole pattern sets.
+
+The search encodes one position at a time in Cython; training encodes
+millions at once here. tests/test_nmm.py checks that both agree.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.data.patterns import PatternSet
+
+ENCODINGS = {"paper385": 385, "planes769": 769, "mirrored768": 768}
+N_OUTPUTS = 1792
+MAX_ACTIVE = 33
+EMPTY = 12
+
+
+def _output_table() -> tuple[np.ndarray, np.ndarray]:
+    """OUTPUT_INDEX[from, to] (-1 if no piece can make it) and the pairs in order."""
+    index = np.full((64, 64), -1, np.int32)
+    pairs = []
+    for frm in range(64):
+        f0, r0 = frm % 8, frm // 8
+        for to in range(64):
+            f1, r1 = to % 8, to // 8
+            df, dr = abs(f1 - f0), abs(r1 - r0)
+            queen = frm != to and (df == 0 or dr == 0 or df == dr)
+            knight = (df, dr) in ((1, 2), (2, 1))
+            if queen or knight:
+                index[frm, to] = len(pairs)
+                pairs.append((frm, to))
+    return index, np.array(pairs, np.int8)
+
+
+OUTPUT_INDEX, OUTPUT_PAIRS = _output_table()
+assert len(OUTPUT_PAIRS) == N_OUTPUTS
+
+
+def encode_inputs(board: np.ndarray, stm: np.ndarray, encoding: str) -> tuple[np.ndarray, np.ndarray]:
+    """Active inputs of every position: (N, 33) indices and values.
+
+    Unused slots point at index ``n_inputs`` (one past the last input) with
+    value 0, so a weight matrix with one extra zero column sums them away.
+    """
+    n_inputs = ENCODINGS[encoding]
+    n = len(stm)
+    order = np.argsort(board == EMPTY, axis=1, kind="stable")[:, :32]     # occupied squares first
+    piece = np.take_along_axis(board, order, axis=1).astype(np.int32)
+    sq = order.astype(np.int32)
+    valid = piece != EMPTY
+    color, ptype = piece // 6, piece % 6
+    stm_col = stm.astype(np.int32)[:, None]
+    if encoding == "paper385":
+        idx = sq * 6 + ptype
+        val = np.where(color == 0, 1.0, -1.0)
+    elif encoding == "planes769":
+        idx = color * 384 + ptype * 64 + sq
+        val = np.ones_like(idx, dtype=np.float64)
+    else:
+        idx = (color ^ stm_col) * 384 + ptype * 64 + (sq ^ (56 * stm_col))
+        val = np.ones_like(idx, dtype=np.float64)
+    idx = np.where(valid, idx, n_inputs)
+    val = np.where(valid, val, 0.0)
+    extra_idx = np.full((n, 1), n_inputs, np.int32)
+    extra_val = np.zeros((n, 1))
+    if encoding in ("paper385", "planes769"):
+        extra_idx[:] = n_inputs - 1
+        extra_val[:, 0] = np.where(stm == 0, 1.0, -1.0)
+    return (np.concatenate([idx, extra_idx], axis=1).astype(np.int32),
+            np.concatenate([val, extra_val], axis=1).astype(np.float32))
+
+
+def encode_outputs(patterns: PatternSet, encoding: str) -> np.ndarray:
+    """The output of every legal move (castling: the king's squares; mirrored
+    for Black in the mirrored encoding)."""
+    counts = patterns.n_moves
+    stm = np.repeat(patterns.stm, counts).astype(np.int32)
+    frm = patterns.legal[:, 0].astype(np.int32)
+    to = patterns.legal[:, 1].astype(np.int32)
+    if encoding == "mirrored768":
+        frm ^= 56 * stm
+        to ^= 56 * stm
+    return OUTPUT_INDEX[frm, to]

@@ -1,0 +1,1 @@
+"""Training: the Neural MoveMap (nmm.py), and later the TD evaluation."""

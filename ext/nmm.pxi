@@ -1,0 +1,137 @@
+# The Neural MoveMap: a linear net from the board to a score for every
+# from-to pair, and its encodings. The same encoding functions serve the
+# search (per node, no GIL) and, through Board, the tests that compare
+# them with the trainer's numpy version.
+
+cdef enum:
+    ENC_PAPER = 0           # 385 inputs: 6 units a square, +1 White piece / -1 Black; side to move
+    ENC_PLANES = 1          # 769 inputs: 12 planes (colour x type), 1 if occupied; side to move
+    ENC_MIRRORED = 2        # 768 inputs: 12 planes seen from the side to move (board flipped for Black)
+    N_ENCODINGS = 3
+    N_OUTPUTS = 1792        # the from-to pairs a queen or a knight can make on an empty board
+    MAX_INPUTS = 33         # pieces on the board + the side-to-move unit
+
+ENCODING_NAMES = ["paper385", "planes769", "mirrored768"]
+ENCODING_INPUTS = [385, 769, 768]
+
+cdef int16_t OUTPUT_INDEX[64][64]   # from, to -> output, or -1 for pairs no piece can make
+cdef int8_t OUTPUT_FROM[N_OUTPUTS]
+cdef int8_t OUTPUT_TO[N_OUTPUTS]
+
+ctypedef struct NmmNet:
+    int encoding
+    int n_inputs
+    float* weights          # N_OUTPUTS rows of n_inputs: one output's weights are adjacent
+    float* bias             # N_OUTPUTS
+
+
+cdef void init_outputs() noexcept nogil:
+    cdef int frm, to, n = 0
+    for frm in range(64):
+        for to in range(64):
+            OUTPUT_INDEX[frm][to] = -1
+            if frm != to and ((queen_attacks(frm, 0) | KNIGHT_ATK[frm]) & bit(to)):
+                OUTPUT_INDEX[frm][to] = n
+                OUTPUT_FROM[n] = frm
+                OUTPUT_TO[n] = to
+                n += 1
+
+init_outputs()
+
+
+cdef int nmm_inputs(const Position* pos, int encoding, int* idx, float* val) noexcept nogil:
+    """The active inputs of ``pos`` (index and value); returns how many."""
+    cdef int n = 0, piece, sq, color, ptype
+    cdef u64 b = pos.all
+    while b:
+        sq = pop_lsb(&b)
+        piece = pos.board[sq]
+        color = piece_color(piece)
+        ptype = piece_type(piece)
+        if encoding == ENC_PAPER:
+            idx[n] = sq * 6 + ptype
+            val[n] = 1.0 if color == WHITE else -1.0
+        elif encoding == ENC_PLANES:
+            idx[n] = color * 384 + ptype * 64 + sq
+            val[n] = 1.0
+        else:
+            # From the mover's side: own pieces are colour 0, and Black's board is flipped.
+            idx[n] = (color ^ pos.stm) * 384 + ptype * 64 + (sq ^ (56 * pos.stm))
+            val[n] = 1.0
+        n += 1
+    if encoding == ENC_PAPER or encoding == ENC_PLANES:
+        idx[n] = 384 if encoding == ENC_PAPER else 768
+        val[n] = 1.0 if pos.stm == WHITE else -1.0
+        n += 1
+    return n
+
+
+cdef inline int nmm_output(const Position* pos, int encoding, Move m) noexcept nogil:
+    """The output scoring ``m``: its from-to pair (castling: the king's two squares;
+    promotions share the pawn's pair), flipped for Black in the mirrored encoding."""
+    cdef int frm = move_from(m), to = move_to(m)
+    if move_flag(m) == F_CASTLE:
+        to = castle_king_to((WK if to > frm else WQ) << (2 * pos.stm))
+    if encoding == ENC_MIRRORED and pos.stm == BLACK:
+        frm ^= 56
+        to ^= 56
+    return OUTPUT_INDEX[frm][to]
+
+
+cdef inline float nmm_score(const NmmNet* net, const int* idx, const float* val, int n,
+                            int output) noexcept nogil:
+    cdef const float* row = &net.weights[output * net.n_inputs]
+    cdef float total = net.bias[output]
+    cdef int k
+    for k in range(n):
+        total += val[k] * row[idx[k]]
+    return total
+
+
+cdef u64 attacks_by(const Position* pos, int color) noexcept nogil:
+    """Every square ``color`` attacks (pieces through nothing, pawns diagonally)."""
+    cdef u64 result = 0, b = pos.occ[color]
+    cdef int sq, ptype
+    while b:
+        sq = pop_lsb(&b)
+        ptype = piece_type(pos.board[sq])
+        if ptype == PAWN:
+            result |= PAWN_ATK[color][sq]
+        elif ptype == KNIGHT:
+            result |= KNIGHT_ATK[sq]
+        elif ptype == BISHOP:
+            result |= bishop_attacks(sq, pos.all)
+        elif ptype == ROOK:
+            result |= rook_attacks(sq, pos.all)
+        elif ptype == QUEEN:
+            result |= queen_attacks(sq, pos.all)
+        else:
+            result |= KING_ATK[sq]
+    return result
+
+
+def attack_maps(const uint8_t[:, ::1] boards, const uint8_t[::1] stm):
+    """For each (64-square board, side to move): the squares the side to move
+    attacks and the squares the opponent attacks, as two uint64 bitboards."""
+    import numpy as np
+    cdef Py_ssize_t n = boards.shape[0], i
+    cdef int sq
+    out = np.zeros((n, 2), np.uint64)
+    cdef u64[:, ::1] o = out
+    cdef Position pos
+    with nogil:
+        for i in range(n):
+            pos.all = 0
+            pos.occ[0] = 0
+            pos.occ[1] = 0
+            for sq in range(12):
+                pos.pieces[sq] = 0
+            for sq in range(64):
+                pos.board[sq] = boards[i, sq]
+                if boards[i, sq] != EMPTY:
+                    pos.pieces[boards[i, sq]] |= bit(sq)
+                    pos.occ[boards[i, sq] // 6] |= bit(sq)
+                    pos.all |= bit(sq)
+            o[i, 0] = attacks_by(&pos, stm[i])
+            o[i, 1] = attacks_by(&pos, stm[i] ^ 1)
+    return out
