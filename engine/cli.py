@@ -184,5 +184,100 @@ def data_nmm(data_path: str | None, out: str, seed: int, jobs: int, limit: int |
     click.echo(json.dumps(summary, indent=2))
 
 
+@main.group("train")
+def train_group() -> None:
+    """Train the nets."""
+
+
+@train_group.command("nmm")
+@click.option("--sets", type=click.Path(file_okay=False), default="var/nmm", show_default=True,
+              help="Folder of pattern sets (from 'nmm-chess data nmm').")
+@click.option("--learn", "learn_name", default="ALL", show_default=True,
+              help="Learning set: ALL, A3x, SI, GI or E9x.")
+@click.option("--positions", type=int, default=1_000_000, show_default=True,
+              help="Positions drawn from the learning set (0: all).")
+@click.option("--encoding", type=click.Choice(["paper385", "planes769", "mirrored768"]),
+              default="mirrored768", show_default=True)
+@click.option("--loss", type=click.Choice(["softmax", "mse"]), default="softmax", show_default=True)
+@click.option("--optimiser", type=click.Choice(["adam", "rprop"]), default="adam", show_default=True)
+@click.option("--model", type=click.Choice(["linear", "hidden"]), default="linear", show_default=True)
+@click.option("--outputs", type=click.Choice(["fromto", "from+to"]), default="fromto", show_default=True)
+@click.option("--hidden", type=int, default=64, show_default=True)
+@click.option("--epochs", type=int, default=10, show_default=True)
+@click.option("--patience", type=int, default=2, show_default=True)
+@click.option("--lr", type=float, default=0.01, show_default=True)
+@click.option("--batch", type=int, default=2048, show_default=True)
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--out", type=click.Path(dir_okay=False), default=None,
+              help="Write the net here (linear from-to models only).")
+@click.option("--report", type=click.Path(dir_okay=False), default=None, help="Write the summary JSON here.")
+def train_nmm(sets: str, learn_name: str, positions: int, encoding: str, loss: str, optimiser: str,
+              model: str, outputs: str, hidden: int, epochs: int, patience: int, lr: float,
+              batch: int, seed: int, out: str | None, report: str | None) -> None:
+    """Train a Neural MoveMap (softmax or the paper's MSE; Adam or the paper's RPROP)."""
+    import json
+
+    from engine.train.nmm import TrainConfig
+    from engine.train.nmm_run import run
+    config = TrainConfig(encoding=encoding, loss=loss, optimiser=optimiser, model=model,
+                         outputs=outputs, hidden=hidden, epochs=epochs, patience=patience,
+                         lr=lr, batch=batch, seed=seed)
+    info = run(Path(sets), learn_name, Path(out) if out else None, config, positions or None,
+               log=click.echo)
+    summary = {k: v for k, v in info.items() if k != "history"}
+    text = json.dumps(summary, indent=2)
+    click.echo(text)
+    if report:
+        Path(report).parent.mkdir(parents=True, exist_ok=True)
+        Path(report).write_text(json.dumps(info, indent=2))
+
+
+@main.group()
+def study() -> None:
+    """The measurements behind the papers' claims."""
+
+
+@study.command("ordering")
+@click.option("--sets", type=click.Path(file_okay=False), default="var/nmm", show_default=True)
+@click.option("--net", type=click.Path(dir_okay=False), default="nets/nmm.npz", show_default=True)
+@click.option("--out", type=click.Path(file_okay=False), default="reports/nmm", show_default=True)
+@click.option("--positions", type=int, default=100, show_default=True, help="Per test set.")
+@click.option("--depth", type=int, default=9, show_default=True)
+@click.option("--deep", is_flag=True, help="Depth 11 (slow).")
+@click.option("--min-depth", type=int, default=2, show_default=True, help="NMMMinDepth for the net modes.")
+@click.option("--sweep/--no-sweep", default=True, show_default=True, help="Also the history-weight sweep.")
+@click.option("--weights", default="30,100,300,1000,3000,10000,30000", show_default=True)
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--jobs", "-j", type=int, default=2, show_default=True)
+def study_ordering(sets: str, net: str, out: str, positions: int, depth: int, deep: bool,
+                   min_depth: int, sweep: bool, weights: str, seed: int, jobs: int) -> None:
+    """Node counts of every ordering mode against history, by depth; weight sweep; overhead."""
+    from engine.study.ordering import hhweight_sweep, ordering_study
+    depth = 11 if deep else depth
+    rows = ordering_study(Path(sets), Path(net), Path(out), positions, depth, seed, jobs, min_depth)
+    for r in rows:
+        if r["depth"] == depth:
+            click.echo(f"{r['set']} {r['mode']:9} depth {depth}: nodes x{r['node_ratio']:.3f}, "
+                       f"time x{r['time_ratio']:.3f}")
+    if sweep:
+        ws = [float(w) for w in weights.split(",")]
+        for r in hhweight_sweep(Path(sets), Path(net), Path(out), positions, depth, seed, jobs, ws,
+                                min_depth):
+            if r["depth"] == depth:
+                click.echo(f"hhweight {r['hhweight']:>8g} depth {depth}: nodes x{r['node_ratio']:.3f}")
+
+
+@study.command("predict")
+@click.option("--sets", type=click.Path(file_okay=False), default="var/nmm", show_default=True)
+@click.option("--out", type=click.Path(file_okay=False), default="reports/nmm", show_default=True)
+@click.argument("nets", nargs=-1, type=click.Path(exists=True, dir_okay=False))
+def study_predict(sets: str, out: str, nets: tuple[str, ...]) -> None:
+    """Top-1 / top-5 move prediction of NETS on every test set (default: nets/nmm.npz)."""
+    from engine.study.predict import predict_study
+    paths = [Path(n) for n in nets] or [Path("nets/nmm.npz")]
+    for r in predict_study(Path(sets), paths, Path(out)):
+        click.echo("  ".join(f"{k}={v}" for k, v in r.items()))
+
+
 if __name__ == "__main__":
     main()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sys
 import threading
+from pathlib import Path
 import time
 from collections.abc import Callable, Iterable
 from typing import TextIO
@@ -23,12 +24,14 @@ from engine import __version__
 from engine._core import (STARTING_FEN, Board, Searcher, clear_stop, eval_trace,
                           request_stop)
 from engine.bench import DEFAULT_DEPTH, run_bench
+from engine.nets import DEFAULT_NMM, REPO, NetError, load_nmm
 from engine.options import Option, OptionError, Options
 from engine.timeman import allot, movetime_limits
 
 ENGINE_NAME = f"nmm-chess {__version__}"
 AUTHOR = "the nmm-chess developers"
 MAX_INT = 2**31 - 1
+NMM_MIN_DEPTH = 2         # the net is not asked this near the leaves (see nets/README.md)
 
 
 class UciError(ValueError):
@@ -138,6 +141,7 @@ class Uci:
             "eval": self.cmd_eval,
             "perft": self.cmd_perft,
             "bench": self.cmd_bench,
+            "nmm": self.cmd_nmm,
             "debug": lambda args: None,
             "register": lambda args: None,
         }
@@ -153,8 +157,16 @@ class Uci:
             Option("MultiPV", "spin", 1, 1, 256, apply=configure(multipv=1)),
             Option("Move Overhead", "spin", 30, 0, 5000),
             Option("UCI_Chess960", "check", False, apply=self._set_chess960),
-            Option("MoveOrdering", "combo", "history", choices=("history",),
-                   apply=configure(ordering=1)),
+            Option("MoveOrdering", "combo", "history",
+                   choices=("history", "nmm", "straight", "weighted"), apply=configure(ordering=1)),
+            Option("NMMFile", "string", "nets/nmm.npz", apply=self._set_nmm_file),
+            Option("HistoryWeight", "spin", 0, 0, 1_000_000, apply=lambda _: self._apply_hhweight()),
+            Option("AdaptiveHistoryWeight", "check", False, apply=configure(adaptive=1)),
+            Option("AdaptiveBetaNN", "spin", 100, 0, 100_000,
+                   apply=lambda v: self.searcher.configure(beta_nn=v / 1000)),
+            Option("AdaptiveBetaHH", "spin", 100, 0, 100_000,
+                   apply=lambda v: self.searcher.configure(beta_hh=v / 1000)),
+            Option("NMMMinDepth", "spin", NMM_MIN_DEPTH, 0, 64, apply=configure(nmm_min_depth=1)),
             Option("NullMove", "check", True, apply=configure(null_move=1)),
             Option("LateMoveReductions", "check", True, apply=configure(lmr=1)),
             Option("FutilityPruning", "check", True, apply=configure(futility=1)),
@@ -162,10 +174,39 @@ class Uci:
 
     @property
     def searcher(self) -> Searcher:
-        """Created on first use, so that ``uciok`` does not wait for the hash table."""
+        """Created on first use (by ``isready`` at the latest), so that ``uciok``
+        waits neither for the hash table nor for the net."""
         if self._searcher is None:
             self._searcher = Searcher(16)
+            self._searcher.configure(nmm_min_depth=NMM_MIN_DEPTH)
+            self._load_nmm(self.options["NMMFile"])
         return self._searcher
+
+    def _set_nmm_file(self, path: str) -> None:
+        if self._searcher is not None:
+            self._load_nmm(path)
+
+    def _load_nmm(self, path: str) -> None:
+        """Load the Neural MoveMap; on any problem say so and order by history."""
+        self._nmm_info: dict = {}
+        resolved = Path(path).expanduser()
+        if not resolved.is_absolute() and not resolved.exists():
+            resolved = REPO / resolved          # GUIs start engines in any directory
+        try:
+            net = load_nmm(resolved)
+        except NetError as e:
+            self.searcher.clear_nmm()
+            self.info_string(f"NMMFile: {e}; move ordering falls back to history")
+            return
+        self.searcher.set_nmm(net.encoding, net.weights, net.bias)
+        self._nmm_info = net.info
+        self._apply_hhweight()
+
+    def _apply_hhweight(self) -> None:
+        """HistoryWeight 0 means: the weight the net's file suggests (else 500)."""
+        weight = self.options["HistoryWeight"] or (getattr(self, "_nmm_info", {}) or {}).get(
+            "suggested_hhweight") or 500
+        self.searcher.configure(hhweight=float(weight))
 
     def _set_chess960(self, value: bool) -> None:
         self.board.chess960 = value
@@ -261,6 +302,13 @@ class Uci:
                   f"tempo {trace['tempo']} for the side to move")
         white_view = trace["total"]
         self.send(f"Final evaluation: {white_view / 100:+.2f} (White's view)")
+
+    def cmd_nmm(self, args: list[str]) -> None:
+        """Every legal move ranked by the Neural MoveMap, best first."""
+        if not self.searcher.has_nmm:
+            raise UciError("no NMM net is loaded (see the NMMFile option)")
+        for move, score in self.searcher.nmm_scores(self.board):
+            self.info_string(f"nmm {move} {score:.4f}")
 
     def cmd_go(self, args: list[str]) -> None:
         if args[:1] == ["perft"]:

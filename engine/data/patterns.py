@@ -12,6 +12,11 @@ One set is a handful of flat numpy arrays, saved as a compressed ``.npz``:
 ``game``    (N,) int32: which game (games never straddle sets)
 ``eco``     (N,) uint16: ECO code as letter * 100 + number (A00 = 0, E99 = 499)
 ``key``     (N,) uint64: Zobrist key, to remove duplicates
+``castling`` (N,) uint8: castling rights (White king side 1, queen side 2, Black 4, 8)
+``ep``      (N,) int8: en-passant square or -1
+``halfmove`` (N,) uint16: the 50-move counter
+
+With the last three, fen(i) rebuilds the position exactly (standard chess).
 """
 from __future__ import annotations
 
@@ -49,6 +54,9 @@ class PatternSet:
     game: np.ndarray
     eco: np.ndarray
     key: np.ndarray
+    castling: np.ndarray
+    ep: np.ndarray
+    halfmove: np.ndarray
 
     def __len__(self) -> int:
         return len(self.stm)
@@ -61,7 +69,8 @@ class PatternSet:
     def empty(cls) -> "PatternSet":
         return cls(np.zeros((0, 64), np.uint8), np.zeros(0, np.uint8), np.zeros((0, 3), np.uint8),
                    np.zeros(1, np.int64), np.zeros(0, np.int16), np.zeros(0, np.int16),
-                   np.zeros(0, np.int32), np.zeros(0, np.uint16), np.zeros(0, np.uint64))
+                   np.zeros(0, np.int32), np.zeros(0, np.uint16), np.zeros(0, np.uint64),
+                   np.zeros(0, np.uint8), np.zeros(0, np.int8), np.zeros(0, np.uint16))
 
     def take(self, index: np.ndarray) -> "PatternSet":
         """The positions at ``index`` (in that order), moves included."""
@@ -74,7 +83,8 @@ class PatternSet:
         within = np.arange(offsets[-1]) - np.repeat(offsets[:-1], counts)
         legal = self.legal[np.repeat(starts, counts) + within]
         return PatternSet(self.board[index], self.stm[index], legal, offsets, self.played[index],
-                          self.ply[index], self.game[index], self.eco[index], self.key[index])
+                          self.ply[index], self.game[index], self.eco[index], self.key[index],
+                          self.castling[index], self.ep[index], self.halfmove[index])
 
     @classmethod
     def concat(cls, sets: list["PatternSet"]) -> "PatternSet":
@@ -89,7 +99,7 @@ class PatternSet:
         return cls(np.concatenate([s.board for s in sets]), np.concatenate([s.stm for s in sets]),
                    np.concatenate([s.legal for s in sets]), np.concatenate(offsets),
                    *(np.concatenate([getattr(s, f) for s in sets])
-                     for f in ("played", "ply", "game", "eco", "key")))
+                     for f in ("played", "ply", "game", "eco", "key", "castling", "ep", "halfmove")))
 
     def unique(self, exclude_keys: np.ndarray | None = None) -> "PatternSet":
         """Drop repeated positions (first kept) and any whose key is in ``exclude_keys``."""
@@ -98,6 +108,23 @@ class PatternSet:
         if exclude_keys is not None and len(exclude_keys):
             keep = keep[~np.isin(self.key[keep], exclude_keys)]
         return self.take(keep)
+
+    def fen(self, i: int) -> str:
+        """The FEN of position i (the move number is not kept: it reads 1)."""
+        rows = []
+        for rank in range(7, -1, -1):
+            row, empty = "", 0
+            for file in range(8):
+                piece = int(self.board[i, rank * 8 + file])
+                if piece == 12:
+                    empty += 1
+                    continue
+                row += (str(empty) if empty else "") + "PNBRQKpnbrqk"[piece]
+                empty = 0
+            rows.append(row + (str(empty) if empty else ""))
+        rights = "".join(c for bit, c in zip((1, 2, 4, 8), "KQkq") if self.castling[i] & bit) or "-"
+        ep = "-" if self.ep[i] < 0 else "abcdefgh"[self.ep[i] % 8] + str(self.ep[i] // 8 + 1)
+        return f"{'/'.join(rows)} {'wb'[self.stm[i]]} {rights} {ep} {self.halfmove[i]} 1"
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -179,9 +179,11 @@ def loss_and_grad(scores: np.ndarray, data: Encoded, loss: str) -> tuple[float, 
 
 
 def ranks(scores: np.ndarray, data: Encoded) -> np.ndarray:
-    """How many legal moves score above the move played (0: predicted first)."""
-    above = scores > scores[data.label][data.pair_pos]
-    return np.add.reduceat(above.astype(np.int32), data.offsets[:-1])
+    """How many other legal moves score at least as high as the move played
+    (0: predicted first). Ties count against the net, so that an untrained
+    net of zeros predicts nothing."""
+    at_least = scores >= scores[data.label][data.pair_pos]
+    return np.add.reduceat(at_least.astype(np.int32), data.offsets[:-1]) - 1
 
 
 def chunks(data: Encoded, size: int):

@@ -1,0 +1,1 @@
+"""Studies: the measurements behind the papers' claims (ordering, prediction, ...)."""

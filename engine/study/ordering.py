@@ -1,0 +1,186 @@
+"""``nmm-chess study ordering``: how much does each move ordering shrink the tree?
+
+Fixed-depth searches of test-set positions with every ordering mode; each
+search starts from cleared tables, so every count is reproducible. Written:
+
+- ``ordering.csv``: nodes and seconds per test set, mode and depth, and the
+  node count divided by the history heuristic's (the paper's Fig. 5);
+- ``hhweight.csv``: the same ratio for the weighted combination over a range
+  of fixed history weights (Fig. 4);
+- ``overhead.csv``: seconds per node of each mode over history's (the net's
+  cost at equal nodes) and seconds to equal depth;
+- PNG plots of the first two.
+"""
+from __future__ import annotations
+
+import csv
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from engine._core import Board, Searcher
+from engine.data.patterns import PatternSet
+from engine.nets import load_nmm
+
+TEST_SETS = ("A30", "B84", "D85", "E97")
+MODES = {
+    "history": {"ordering": "history"},
+    "nmm": {"ordering": "nmm"},
+    "straight": {"ordering": "straight"},
+    "weighted": {"ordering": "weighted", "adaptive": False},
+    "adaptive": {"ordering": "weighted", "adaptive": True},
+}
+
+
+@dataclass
+class Task:
+    test_set: str
+    mode: str
+    config: dict
+    fens: list[str]
+    depth: int
+    net_path: str
+    hash_mb: int = 16
+
+
+def test_positions(sets: Path, name: str, count: int, seed: int) -> list[str]:
+    patterns = PatternSet.load(sets / f"test_{name}.npz")
+    rng = np.random.default_rng(seed)
+    pick = np.sort(rng.choice(len(patterns), min(count, len(patterns)), replace=False))
+    return [patterns.fen(int(i)) for i in pick]
+
+
+def run_task(task: Task) -> dict[int, list[float]]:
+    """{depth: [nodes, seconds]} summed over the task's positions."""
+    searcher = Searcher(task.hash_mb)
+    if task.net_path:
+        net = load_nmm(Path(task.net_path))
+        searcher.set_nmm(net.encoding, net.weights, net.bias)
+        weight = task.config.get("hhweight") or net.suggested_hhweight or 500.0
+        searcher.configure(hhweight=float(weight))
+    searcher.configure(**{k: v for k, v in task.config.items() if k != "hhweight"})
+    totals: dict[int, list[float]] = {}
+    for fen in task.fens:
+        searcher.clear()
+        seen: dict[int, tuple[int, float]] = {}
+
+        def on_info(line: dict) -> None:
+            if line["multipv"] == 1:
+                seen[line["depth"]] = (line["nodes"], line["time_ms"] / 1000)
+        searcher.search(Board(fen), depth=task.depth, on_info=on_info)
+        for d, (nodes, seconds) in seen.items():
+            entry = totals.setdefault(d, [0.0, 0.0])
+            entry[0] += nodes
+            entry[1] += seconds
+    return totals
+
+
+def run_all(tasks: list[Task], jobs: int) -> list[tuple[Task, dict]]:
+    from tqdm import tqdm
+    with ProcessPoolExecutor(jobs) as pool:
+        results = list(tqdm(pool.map(run_task, tasks), total=len(tasks), unit="task"))
+    return list(zip(tasks, results))
+
+
+def ordering_study(sets: Path, net: Path, out: Path, positions: int, depth: int, seed: int,
+                   jobs: int, min_depth: int) -> list[dict]:
+    tasks = [Task(name, mode, {**config, "nmm_min_depth": min_depth},
+                  test_positions(sets, name, positions, seed), depth, str(net))
+             for name in TEST_SETS for mode, config in MODES.items()]
+    rows = []
+    results = run_all(tasks, jobs)
+    base = {(t.test_set, d): r[d] for t, r in results if t.mode == "history" for d in r}
+    for task, totals in results:
+        for d, (nodes, seconds) in sorted(totals.items()):
+            ref_nodes, ref_seconds = base[(task.test_set, d)]
+            rows.append({"set": task.test_set, "mode": task.mode, "depth": d, "nodes": int(nodes),
+                         "seconds": round(seconds, 3), "node_ratio": round(nodes / ref_nodes, 4),
+                         "time_ratio": round(seconds / max(ref_seconds, 1e-9), 4)})
+    write_csv(out / "ordering.csv", rows)
+    overhead = []
+    for mode in MODES:
+        mine = [r for r in rows if r["mode"] == mode and r["depth"] == depth]
+        ref = [r for r in rows if r["mode"] == "history" and r["depth"] == depth]
+        per_node = sum(r["seconds"] for r in mine) / sum(r["nodes"] for r in mine)
+        ref_per_node = sum(r["seconds"] for r in ref) / sum(r["nodes"] for r in ref)
+        overhead.append({"mode": mode, "depth": depth,
+                         "time_per_node_ratio": round(per_node / ref_per_node, 4),
+                         "time_to_depth_ratio": round(sum(r["seconds"] for r in mine)
+                                                      / sum(r["seconds"] for r in ref), 4),
+                         "node_ratio": round(sum(r["nodes"] for r in mine)
+                                             / sum(r["nodes"] for r in ref), 4)})
+    write_csv(out / "overhead.csv", overhead)
+    plot_ratios(rows, out / "ordering.png")
+    return rows
+
+
+def hhweight_sweep(sets: Path, net: Path, out: Path, positions: int, depth: int, seed: int,
+                   jobs: int, weights: list[float], min_depth: int) -> list[dict]:
+    tasks = []
+    for name in TEST_SETS:
+        fens = test_positions(sets, name, positions, seed)
+        tasks.append(Task(name, "history", {"ordering": "history"}, fens, depth, str(net)))
+        for w in weights:
+            tasks.append(Task(name, f"w{w:g}", {"ordering": "weighted", "hhweight": w,
+                                                "nmm_min_depth": min_depth}, fens, depth, str(net)))
+    results = run_all(tasks, jobs)
+    totals: dict[tuple[str, int], list[float]] = {}
+    for task, result in results:
+        for d, (nodes, _) in result.items():
+            totals.setdefault((task.mode, d), [0.0])[0] += nodes
+    rows = []
+    for w in weights:
+        for d in range(1, depth + 1):
+            if (f"w{w:g}", d) in totals:
+                rows.append({"hhweight": w, "depth": d, "nodes": int(totals[(f"w{w:g}", d)][0]),
+                             "node_ratio": round(totals[(f"w{w:g}", d)][0] / totals[("history", d)][0], 4)})
+    write_csv(out / "hhweight.csv", rows)
+    plot_sweep(rows, out / "hhweight.png", depth)
+    return rows
+
+
+def write_csv(path: Path, rows: list[dict]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def plot_ratios(rows: list[dict], path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, len(TEST_SETS), figsize=(4 * len(TEST_SETS), 3.5), sharey=True)
+    for ax, name in zip(axes, TEST_SETS):
+        for mode in MODES:
+            points = sorted((r["depth"], r["node_ratio"]) for r in rows
+                            if r["set"] == name and r["mode"] == mode and r["depth"] >= 3)
+            ax.plot(*zip(*points), marker="o", label=mode)
+        ax.axhline(1.0, color="grey", lw=0.5)
+        ax.set_title(f"test set {name}")
+        ax.set_xlabel("depth")
+    axes[0].set_ylabel("nodes / history's nodes")
+    axes[-1].legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+
+
+def plot_sweep(rows: list[dict], path: Path, depth: int) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for d in range(max(3, depth - 4), depth + 1):
+        points = sorted((r["hhweight"], r["node_ratio"]) for r in rows if r["depth"] == d)
+        if points:
+            ax.plot(*zip(*points), marker="o", label=f"depth {d}")
+    ax.set_xscale("log")
+    ax.axhline(1.0, color="grey", lw=0.5)
+    ax.set_xlabel("history weight")
+    ax.set_ylabel("nodes / history's nodes (all test sets)")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)

@@ -1,0 +1,64 @@
+"""The NMM options and the nmm command, through the UCI loop."""
+import subprocess
+import sys
+from pathlib import Path
+
+import chess
+import numpy as np
+import pytest
+
+from engine.nets import NmmNet, save_nmm
+
+ENGINE = [sys.executable, str(Path(__file__).resolve().parent.parent / "uci_main.py")]
+
+
+def session(lines: list[str]) -> list[str]:
+    proc = subprocess.run(ENGINE, input="\n".join(lines) + "\n", capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0 and proc.stderr == ""
+    return proc.stdout.splitlines()
+
+
+@pytest.fixture(scope="module")
+def net_file(tmp_path_factory) -> Path:
+    rng = np.random.default_rng(1)
+    path = tmp_path_factory.mktemp("nets") / "random.npz"
+    save_nmm(NmmNet("mirrored768", rng.standard_normal((1792, 768)).astype(np.float32),
+                    np.zeros(1792, np.float32), {"suggested_hhweight": 250.0}), path)
+    return path
+
+
+def test_nmm_command_ranks_every_legal_move(net_file: Path) -> None:
+    out = session([f"setoption name NMMFile value {net_file}", "isready",
+                   "position startpos moves e2e4", "nmm"])
+    ranked = [line.split()[3:] for line in out if line.startswith("info string nmm ")]
+    moves = [m for m, _ in ranked]
+    assert sorted(moves) == sorted(m.uci() for m in chess.Board(
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1").legal_moves)
+    scores = [float(s) for _, s in ranked]
+    assert scores == sorted(scores, reverse=True)
+
+
+@pytest.mark.parametrize("ordering", ["history", "nmm", "straight", "weighted"])
+def test_every_ordering_plays_legal_moves(net_file: Path, ordering: str) -> None:
+    out = session([f"setoption name NMMFile value {net_file}",
+                   f"setoption name MoveOrdering value {ordering}",
+                   "setoption name AdaptiveHistoryWeight value true", "isready",
+                   "position startpos moves e2e4 e7e5 g1f3", "go depth 7", "isready"])
+    best = [line for line in out if line.startswith("bestmove")][0].split()[1]
+    board = chess.Board()
+    for m in ["e2e4", "e7e5", "g1f3"]:
+        board.push_uci(m)
+    assert chess.Move.from_uci(best) in board.legal_moves
+
+
+@pytest.mark.parametrize("content", [None, b"garbage", b"PK\x03\x04broken"])
+def test_missing_or_corrupt_net_falls_back_to_history(tmp_path: Path, content: bytes | None) -> None:
+    path = tmp_path / "net.npz"
+    if content is not None:
+        path.write_bytes(content)
+    out = session([f"setoption name NMMFile value {path}", "setoption name MoveOrdering value weighted",
+                   "isready", "position startpos", "go depth 5", "isready", "nmm"])
+    assert any("falls back to history" in line for line in out)
+    assert any(line.startswith("bestmove") for line in out)
+    assert any("no NMM net is loaded" in line for line in out)
