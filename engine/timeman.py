@@ -2,14 +2,17 @@
 
 >>> allot(time_ms=60_000, inc_ms=0, movestogo=None, overhead_ms=30)
 (1713.4, 8567.0)
->>> allot(time_ms=1_000, inc_ms=10, movestogo=None, overhead_ms=30)
-(35.2, 176.0)
+>>> allot(time_ms=1_000, inc_ms=10, movestogo=None, overhead_ms=50)
+(34.6, 173.0)
+>>> allot(time_ms=120, inc_ms=10, movestogo=None, overhead_ms=50)
+(7.0, 24.5)
 """
 from __future__ import annotations
 
 MOVES_TO_GO = 35        # when the GUI does not say, plan for this many more moves
 HARD_FACTOR = 5         # the hard limit may stretch the soft one this much
 MAX_SHARE = 0.35        # but never more than this share of the clock on one move
+LOW_CLOCK_INCREMENTS = 10  # a clock below this many increments is "living on the increment"
 
 
 def allot(time_ms: float, inc_ms: float, movestogo: int | None,
@@ -20,8 +23,12 @@ def allot(time_ms: float, inc_ms: float, movestogo: int | None,
     for what the GUI, the pipes and our own start-up cost.
     """
     usable = max(time_ms - overhead_ms, 1.0)
+    inc_ms = max(inc_ms, 0)
     moves = MOVES_TO_GO if not movestogo or movestogo <= 0 else min(movestogo, 50)
-    soft = usable / moves + 0.75 * max(inc_ms, 0)
+    # Living on the increment: spend half of it, so that the clock grows back
+    # a reserve against a slow pipe or a busy machine.
+    inc_share = 0.75 if usable >= LOW_CLOCK_INCREMENTS * inc_ms else 0.5
+    soft = usable / moves + inc_share * inc_ms
     hard_cap = usable * (MAX_SHARE if moves > 1 else 0.9)
     soft = round(min(soft, hard_cap), 1)
     hard = round(min(soft * HARD_FACTOR, hard_cap), 1)

@@ -155,7 +155,7 @@ class Uci:
             Option("Clear Hash", "button", apply=lambda _: self.searcher.clear_hash()),
             Option("Ponder", "check", False),
             Option("MultiPV", "spin", 1, 1, 256, apply=configure(multipv=1)),
-            Option("Move Overhead", "spin", 30, 0, 5000),
+            Option("Move Overhead", "spin", 50, 0, 5000),
             Option("UCI_Chess960", "check", False, apply=self._set_chess960),
             Option("MoveOrdering", "combo", "history",
                    choices=("history", "nmm", "straight", "weighted"), apply=configure(ordering=1)),

@@ -111,12 +111,13 @@ cdef u64 attacks_by(const Position* pos, int color) noexcept nogil:
 
 
 def attack_maps(const uint8_t[:, ::1] boards, const uint8_t[::1] stm):
-    """For each (64-square board, side to move): the squares the side to move
-    attacks and the squares the opponent attacks, as two uint64 bitboards."""
+    """For each (64-square board, side to move), three bitboards: the squares
+    the side to move attacks, those the opponent attacks, and those the
+    opponent's pawns attack."""
     import numpy as np
     cdef Py_ssize_t n = boards.shape[0], i
-    cdef int sq
-    out = np.zeros((n, 2), np.uint64)
+    cdef int sq, them
+    out = np.zeros((n, 3), np.uint64)
     cdef u64[:, ::1] o = out
     cdef Position pos
     with nogil:
@@ -132,6 +133,8 @@ def attack_maps(const uint8_t[:, ::1] boards, const uint8_t[::1] stm):
                     pos.pieces[boards[i, sq]] |= bit(sq)
                     pos.occ[boards[i, sq] // 6] |= bit(sq)
                     pos.all |= bit(sq)
+            them = stm[i] ^ 1
             o[i, 0] = attacks_by(&pos, stm[i])
-            o[i, 1] = attacks_by(&pos, stm[i] ^ 1)
+            o[i, 1] = attacks_by(&pos, them)
+            o[i, 2] = pawn_attacks_bb(pos.pieces[PAWN + 6 * them], them)
     return out

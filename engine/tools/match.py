@@ -142,6 +142,7 @@ def play_game(engines: dict[str, chess.engine.SimpleEngine], start: chess.Board,
     adjudicator = Adjudicator()
     result = reason = None
     flags = {}
+    clocks: list[tuple[float, float]] = []      # (clock left, seconds used) per move
     while result is None:
         turn = board.turn
         side = side_of[turn]
@@ -158,12 +159,14 @@ def play_game(engines: dict[str, chess.engine.SimpleEngine], start: chess.Board,
             flags["illegal_by"] = side
             result, reason = ("0-1" if turn else "1-0"), f"{names[side]}: {e}"
             break
-        clock[turn] -= time.perf_counter() - t0
+        used = time.perf_counter() - t0
+        clock[turn] -= used
         if clock[turn] < 0:
             flags["forfeit_by"] = side
             result, reason = ("0-1" if turn else "1-0"), f"{names[side]} lost on time"
             break
         clock[turn] += inc
+        clocks.append((clock[turn], used))
         if played.move is None or played.move not in board.legal_moves:
             flags["illegal_by"] = side
             result, reason = ("0-1" if turn else "1-0"), f"{names[side]} played {played.move}"
@@ -178,6 +181,12 @@ def play_game(engines: dict[str, chess.engine.SimpleEngine], start: chess.Board,
         elif adjudicate and (verdict := adjudicator.verdict(board.ply())):
             result, reason = verdict
     game = chess.pgn.Game.from_board(board)
+    node = game
+    for _ in range(len(start.move_stack)):
+        node = node.next()                      # the opening's moves were not timed
+    for left, used in clocks:
+        node = node.next()
+        node.comment = f"[%clk {left:.3f}] [%emt {used:.3f}]"
     game.headers.update({"White": names[side_of[chess.WHITE]], "Black": names[side_of[chess.BLACK]],
                          "Result": result, "Termination": reason,
                          "TimeControl": f"{base:g}+{inc:g}", "Round": str(opening + 1)})
