@@ -196,8 +196,8 @@ def train_group() -> None:
               help="Learning set: ALL, A3x, SI, GI or E9x.")
 @click.option("--positions", type=int, default=1_000_000, show_default=True,
               help="Positions drawn from the learning set (0: all).")
-@click.option("--encoding", type=click.Choice(["paper385", "planes769", "mirrored768"]),
-              default="mirrored768", show_default=True)
+@click.option("--encoding", type=click.Choice(["paper385", "planes769", "mirrored768", "context960"]),
+              default="context960", show_default=True)
 @click.option("--loss", type=click.Choice(["softmax", "mse"]), default="softmax", show_default=True)
 @click.option("--optimiser", type=click.Choice(["adam", "rprop"]), default="adam", show_default=True)
 @click.option("--model", type=click.Choice(["linear", "hidden"]), default="linear", show_default=True)

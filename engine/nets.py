@@ -26,7 +26,7 @@ VERSION = 1
 REPO = Path(__file__).resolve().parent.parent
 NETS_DIR = REPO / "nets"
 DEFAULT_NMM = NETS_DIR / "nmm.npz"
-NMM_ENCODINGS = {"paper385": 385, "planes769": 769, "mirrored768": 768}
+NMM_ENCODINGS = {"paper385": 385, "planes769": 769, "mirrored768": 768, "context960": 960}
 NMM_OUTPUTS = 1792
 
 

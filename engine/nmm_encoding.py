@@ -9,9 +9,9 @@ import numpy as np
 
 from engine.data.patterns import PatternSet
 
-ENCODINGS = {"paper385": 385, "planes769": 769, "mirrored768": 768}
+ENCODINGS = {"paper385": 385, "planes769": 769, "mirrored768": 768, "context960": 960}
+MIRRORED = ("mirrored768", "context960")
 N_OUTPUTS = 1792
-MAX_ACTIVE = 33
 EMPTY = 12
 
 
@@ -36,12 +36,13 @@ OUTPUT_INDEX, OUTPUT_PAIRS = _output_table()
 assert len(OUTPUT_PAIRS) == N_OUTPUTS
 
 
-def encode_inputs(board: np.ndarray, stm: np.ndarray, encoding: str) -> tuple[np.ndarray, np.ndarray]:
-    """Active inputs of every position: (N, 33) indices and values.
+def encode_inputs(patterns: PatternSet, encoding: str) -> tuple[np.ndarray, np.ndarray]:
+    """Active inputs of every position: (N, K) indices and values.
 
     Unused slots point at index ``n_inputs`` (one past the last input) with
     value 0, so a weight matrix with one extra zero column sums them away.
     """
+    board, stm = patterns.board, patterns.stm
     n_inputs = ENCODINGS[encoding]
     n = len(stm)
     order = np.argsort(board == EMPTY, axis=1, kind="stable")[:, :32]     # occupied squares first
@@ -59,15 +60,42 @@ def encode_inputs(board: np.ndarray, stm: np.ndarray, encoding: str) -> tuple[np
     else:
         idx = (color ^ stm_col) * 384 + ptype * 64 + (sq ^ (56 * stm_col))
         val = np.ones_like(idx, dtype=np.float64)
-    idx = np.where(valid, idx, n_inputs)
-    val = np.where(valid, val, 0.0)
-    extra_idx = np.full((n, 1), n_inputs, np.int32)
-    extra_val = np.zeros((n, 1))
+    columns = [np.where(valid, idx, n_inputs)]
+    values = [np.where(valid, val, 0.0)]
     if encoding in ("paper385", "planes769"):
-        extra_idx[:] = n_inputs - 1
-        extra_val[:, 0] = np.where(stm == 0, 1.0, -1.0)
-    return (np.concatenate([idx, extra_idx], axis=1).astype(np.int32),
-            np.concatenate([val, extra_val], axis=1).astype(np.float32))
+        columns.append(np.full((n, 1), n_inputs - 1))
+        values.append(np.where(stm == 0, 1.0, -1.0)[:, None])
+    elif encoding == "context960":
+        for plane, base in zip(context_planes(patterns), (768, 832, 896)):
+            c, v = plane_inputs(plane, base, stm_col, n_inputs)
+            columns.append(c)
+            values.append(v)
+    return (np.concatenate(columns, axis=1).astype(np.int32),
+            np.concatenate(values, axis=1).astype(np.float32))
+
+
+def context_planes(patterns: PatternSet) -> list[np.ndarray]:
+    """(N, 64) booleans, board squares: opponent attacks, our hanging pieces, last move."""
+    from engine._core import attack_maps
+    maps = attack_maps(np.ascontiguousarray(patterns.board), np.ascontiguousarray(patterns.stm))
+    bits = np.unpackbits(maps.view(np.uint8).reshape(-1, 3, 8), axis=2,
+                         bitorder="little").reshape(-1, 3, 64).astype(bool)
+    board = patterns.board.astype(np.int32)
+    own = (board != EMPTY) & (board // 6 == patterns.stm[:, None])
+    last = np.zeros_like(own)
+    has_last = patterns.last_to >= 0
+    last[np.flatnonzero(has_last), patterns.last_to[has_last].astype(np.int64)] = True
+    return [bits[:, 1], own & bits[:, 1] & ~bits[:, 0], last]
+
+
+def plane_inputs(plane: np.ndarray, base: int, stm_col: np.ndarray,
+                 n_inputs: int) -> tuple[np.ndarray, np.ndarray]:
+    """A plane of squares as inputs base + square (flipped for Black), padded."""
+    width = max(1, int(plane.sum(axis=1).max()))
+    order = np.argsort(~plane, axis=1, kind="stable")[:, :width]       # set squares first
+    on = np.take_along_axis(plane, order, axis=1)
+    idx = np.where(on, base + (order ^ (56 * stm_col)), n_inputs)
+    return idx, on.astype(np.float64)
 
 
 def encode_outputs(patterns: PatternSet, encoding: str) -> np.ndarray:
@@ -77,7 +105,7 @@ def encode_outputs(patterns: PatternSet, encoding: str) -> np.ndarray:
     stm = np.repeat(patterns.stm, counts).astype(np.int32)
     frm = patterns.legal[:, 0].astype(np.int32)
     to = patterns.legal[:, 1].astype(np.int32)
-    if encoding == "mirrored768":
+    if encoding in MIRRORED:
         frm ^= 56 * stm
         to ^= 56 * stm
     return OUTPUT_INDEX[frm, to]

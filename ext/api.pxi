@@ -128,11 +128,12 @@ cdef class Board:
         unmake_move(&self.pos)
         return move_to_uci(&self.pos, self.pos.hist[self.pos.hist_len].move)
 
-    def pattern(self) -> tuple[bytes, int, bytes, int, int, int]:
+    def pattern(self) -> tuple[bytes, int, bytes, int, int, int, int]:
         """The position as training data: (64 piece codes a1..h8, 12 = empty),
         side to move (0 White, 1 Black), legal moves as (from, to, promotion)
         byte triples, castling rights (WK 1, WQ 2, BK 4, BQ 8), the en-passant
-        square or -1, and the 50-move counter. Castling moves are given as the
+        square or -1, the 50-move counter, and the last move's to-square (or
+        -1 if it is not known). Castling moves are given as the
         king's from and destination squares; promotion is 0 or the piece type
         (1 knight .. 4 queen)."""
         cdef Move moves[MAX_MOVES]
@@ -147,7 +148,7 @@ cdef class Board:
             legal[3 * i + 1] = to
             legal[3 * i + 2] = promo_type(moves[i]) if move_flag(moves[i]) >= F_PROMO else 0
         return (bytes([self.pos.board[i] for i in range(64)]), self.pos.stm, bytes(legal),
-                self.pos.castling, self.pos.ep, self.pos.halfmove)
+                self.pos.castling, self.pos.ep, self.pos.halfmove, last_move_to(&self.pos))
 
     def nmm_inputs(self, encoding: str) -> list[tuple[int, float]]:
         """The Neural MoveMap's active inputs here: (index, value) pairs."""

@@ -7,12 +7,14 @@ cdef enum:
     ENC_PAPER = 0           # 385 inputs: 6 units a square, +1 White piece / -1 Black; side to move
     ENC_PLANES = 1          # 769 inputs: 12 planes (colour x type), 1 if occupied; side to move
     ENC_MIRRORED = 2        # 768 inputs: 12 planes seen from the side to move (board flipped for Black)
-    N_ENCODINGS = 3
+    ENC_CONTEXT = 3         # 960 inputs: mirrored768, then three planes of context: squares the
+                            # opponent attacks, our pieces left hanging, the last move's to-square
+    N_ENCODINGS = 4
     N_OUTPUTS = 1792        # the from-to pairs a queen or a knight can make on an empty board
-    MAX_INPUTS = 33         # pieces on the board + the side-to-move unit
+    MAX_INPUTS = 162        # 32 pieces + 64 attacked + 64 hanging (never all) + last move + side
 
-ENCODING_NAMES = ["paper385", "planes769", "mirrored768"]
-ENCODING_INPUTS = [385, 769, 768]
+ENCODING_NAMES = ["paper385", "planes769", "mirrored768", "context960"]
+ENCODING_INPUTS = [385, 769, 768, 960]
 
 cdef int16_t OUTPUT_INDEX[64][64]   # from, to -> output, or -1 for pairs no piece can make
 cdef int8_t OUTPUT_FROM[N_OUTPUTS]
@@ -41,8 +43,8 @@ init_outputs()
 
 cdef int nmm_inputs(const Position* pos, int encoding, int* idx, float* val) noexcept nogil:
     """The active inputs of ``pos`` (index and value); returns how many."""
-    cdef int n = 0, piece, sq, color, ptype
-    cdef u64 b = pos.all
+    cdef int n = 0, piece, sq, color, ptype, us = pos.stm, flip = 56 * pos.stm
+    cdef u64 b = pos.all, enemy_attacks, hanging
     while b:
         sq = pop_lsb(&b)
         piece = pos.board[sq]
@@ -56,14 +58,46 @@ cdef int nmm_inputs(const Position* pos, int encoding, int* idx, float* val) noe
             val[n] = 1.0
         else:
             # From the mover's side: own pieces are colour 0, and Black's board is flipped.
-            idx[n] = (color ^ pos.stm) * 384 + ptype * 64 + (sq ^ (56 * pos.stm))
+            idx[n] = (color ^ us) * 384 + ptype * 64 + (sq ^ flip)
             val[n] = 1.0
         n += 1
     if encoding == ENC_PAPER or encoding == ENC_PLANES:
         idx[n] = 384 if encoding == ENC_PAPER else 768
-        val[n] = 1.0 if pos.stm == WHITE else -1.0
+        val[n] = 1.0 if us == WHITE else -1.0
+        n += 1
+    elif encoding == ENC_CONTEXT:
+        enemy_attacks = attacks_by(pos, us ^ 1)
+        hanging = pos.occ[us] & enemy_attacks & ~attacks_by(pos, us)
+        n = add_plane(idx, val, n, enemy_attacks, 768, flip)
+        n = add_plane(idx, val, n, hanging, 832, flip)
+        sq = last_move_to(pos)
+        if sq >= 0:
+            idx[n] = 896 + (sq ^ flip)
+            val[n] = 1.0
+            n += 1
+    return n
+
+
+cdef inline int add_plane(int* idx, float* val, int n, u64 squares, int base, int flip) noexcept nogil:
+    while squares:
+        idx[n] = base + (pop_lsb(&squares) ^ flip)
+        val[n] = 1.0
         n += 1
     return n
+
+
+cdef inline int last_move_to(const Position* pos) noexcept nogil:
+    """Where the last move went (castling: the king's square); -1 if unknown."""
+    cdef Move m
+    cdef int frm, to
+    if pos.hist_len == 0 or pos.hist[pos.hist_len - 1].move == 0:
+        return -1
+    m = pos.hist[pos.hist_len - 1].move
+    frm = move_from(m)
+    to = move_to(m)
+    if move_flag(m) == F_CASTLE:
+        to = castle_king_to((WK if to > frm else WQ) << (2 * (pos.stm ^ 1)))
+    return to
 
 
 cdef inline int nmm_output(const Position* pos, int encoding, Move m) noexcept nogil:
@@ -72,7 +106,7 @@ cdef inline int nmm_output(const Position* pos, int encoding, Move m) noexcept n
     cdef int frm = move_from(m), to = move_to(m)
     if move_flag(m) == F_CASTLE:
         to = castle_king_to((WK if to > frm else WQ) << (2 * pos.stm))
-    if encoding == ENC_MIRRORED and pos.stm == BLACK:
+    if (encoding == ENC_MIRRORED or encoding == ENC_CONTEXT) and pos.stm == BLACK:
         frm ^= 56
         to ^= 56
     return OUTPUT_INDEX[frm][to]

@@ -16,16 +16,23 @@ FIXTURES = Path(__file__).parent / "fixtures"
 SQ = {f"{f}{r}": "abcdefgh".index(f) + 8 * (r - 1) for f in "abcdefgh" for r in range(1, 9)}
 
 
+GAMES = [parsed[1] for text in split_games((FIXTURES / "games" / "masters_sample.pgn").read_text())
+         if (parsed := parse_game(text))]
+
+
 @pytest.fixture(scope="module")
 def patterns() -> PatternSet:
-    """Middle-game patterns of 39 master games (the fixture sample)."""
-    texts = split_games((FIXTURES / "games" / "masters_sample.pgn").read_text())
-    sets = []
-    for i, text in enumerate(texts):
-        parsed = parse_game(text)
-        if parsed:
-            sets.append(game_patterns(parsed[1], i, 0))
-    return PatternSet.concat(sets)
+    """Middle-game patterns of the 39 master games of the fixture sample."""
+    return PatternSet.concat([game_patterns(moves, i, 0) for i, moves in enumerate(GAMES)])
+
+
+def board_of(patterns: PatternSet, i: int) -> Board:
+    """Position i with its game's moves played (the context encoding needs the last move)."""
+    board = Board()
+    for move in GAMES[patterns.game[i]][:patterns.ply[i]]:
+        board.push(move)
+    assert board.zobrist() == patterns.key[i]
+    return board
 
 
 def random_net(encoding: str, seed: int = 0) -> NmmNet:
@@ -62,6 +69,26 @@ def test_hand_checked_encodings() -> None:
     assert dict(board.nmm_outputs("mirrored768"))["e7e5"] == white
 
 
+def test_context_planes() -> None:
+    # After 1.e4 d5 the d5 pawn attacks e4 and c4, and nothing of White's
+    # defends e4: the e4 pawn hangs. The last move went to d5.
+    board = Board()
+    for move in ["e2e4", "d7d5"]:
+        board.push(move)
+    inputs = dict(board.nmm_inputs("context960"))
+    assert {768 + SQ["e4"], 768 + SQ["c4"], 832 + SQ["e4"], 896 + SQ["d5"]} <= set(inputs)
+    assert 832 + SQ["d2"] not in inputs
+    # A knight attacked by the queen: hanging on b3, defended by the king on d2.
+    hanging = dict(Board("4k3/8/8/3q4/8/1N6/8/4K3 w - - 0 1").nmm_inputs("context960"))
+    assert 832 + SQ["b3"] in hanging
+    defended = dict(Board("4k3/8/8/3q4/8/8/3N4/4K3 w - - 0 1").nmm_inputs("context960"))
+    assert 768 + SQ["d2"] in defended and 832 + SQ["d2"] not in defended
+    # For Black the planes are flipped like the pieces: e4 is seen as e5.
+    board.push("e4d5")
+    black = dict(board.nmm_inputs("context960"))
+    assert 896 + (SQ["d5"] ^ 56) in black
+
+
 def test_castling_and_promotion_outputs() -> None:
     board = Board("r3k2r/1P6/8/8/8/8/8/R3K2R w KQkq - 0 1")
     outs = dict(board.nmm_outputs("paper385"))
@@ -72,10 +99,10 @@ def test_castling_and_promotion_outputs() -> None:
 @pytest.mark.parametrize("encoding", sorted(ENCODINGS))
 def test_numpy_encoding_matches_cython(patterns: PatternSet, encoding: str) -> None:
     subset = patterns.take(np.arange(0, len(patterns), 37))
-    inputs, values = encode_inputs(subset.board, subset.stm, encoding)
+    inputs, values = encode_inputs(subset, encoding)
     outputs = encode_outputs(subset, encoding)
     for i in range(len(subset)):
-        board = Board(subset.fen(i))
+        board = board_of(subset, i)
         mine = sorted((int(a), float(v)) for a, v in zip(inputs[i], values[i]) if v != 0)
         assert mine == sorted(board.nmm_inputs(encoding))
         expected = {move: out for move, out in board.nmm_outputs(encoding)}
@@ -95,7 +122,7 @@ def test_cython_scores_equal_numpy_forward(patterns: PatternSet, encoding: str) 
     data = encode(subset, encoding)
     scores, _ = model.forward(data)
     for i in range(len(subset)):
-        board = Board(subset.fen(i))
+        board = board_of(subset, i)
         cython = dict(searcher.nmm_scores(board))
         outs = dict(board.nmm_outputs(encoding))
         numpy_by_out = dict(zip(data.pair_out[data.offsets[i]:data.offsets[i + 1]].tolist(),
@@ -106,9 +133,9 @@ def test_cython_scores_equal_numpy_forward(patterns: PatternSet, encoding: str) 
 
 @pytest.mark.parametrize("loss, optimiser", [("softmax", "adam"), ("mse", "rprop")])
 def test_tiny_training_lowers_validation_error(patterns: PatternSet, loss: str, optimiser: str) -> None:
-    learn = encode(patterns.take(np.arange(0, 600)), "mirrored768")
-    val = encode(patterns.take(np.arange(600, 800)), "mirrored768")
-    untrained = LinearMoveMap(768)
+    learn = encode(patterns.take(np.arange(0, 600)), "context960")
+    val = encode(patterns.take(np.arange(600, 800)), "context960")
+    untrained = LinearMoveMap(960)
     before = float((evaluate(untrained, val) > 0).mean())
     config = TrainConfig(loss=loss, optimiser=optimiser, epochs=12, patience=12, batch=64,
                          lr=0.01, seed=3)

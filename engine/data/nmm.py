@@ -48,10 +48,10 @@ def game_patterns(moves: list[str], game_id: int, eco: int,
     """The middle-game positions of one game, each with the move played there."""
     board = Board()
     boards, stms, legals, counts, played, ply_list, keys = [], [], [], [], [], [], []
-    rights, eps, halfmoves = [], [], []
+    rights, eps, halfmoves, last_tos = [], [], [], []
     for ply, uci in enumerate(moves):
         if ply >= plies[0]:
-            board64, stm, legal, castling, ep, halfmove = board.pattern()
+            board64, stm, legal, castling, ep, halfmove, last_to = board.pattern()
             if not is_middle_game(board64, ply, plies):
                 if ply > plies[0] and (QUEENS[0] not in board64 or QUEENS[1] not in board64):
                     break                   # the queens are gone: the middle game is over
@@ -69,6 +69,7 @@ def game_patterns(moves: list[str], game_id: int, eco: int,
                     rights.append(castling)
                     eps.append(ep)
                     halfmoves.append(min(halfmove, 65535))
+                    last_tos.append(last_to)
         if not board.is_legal(uci):
             break
         board.push(uci)
@@ -83,7 +84,8 @@ def game_patterns(moves: list[str], game_id: int, eco: int,
                       offsets, np.array(played, np.int16), np.array(ply_list, np.int16),
                       np.full(n, game_id, np.int32), np.full(n, eco, np.uint16),
                       np.array(keys, np.uint64), np.array(rights, np.uint8),
-                      np.array(eps, np.int8), np.array(halfmoves, np.uint16))
+                      np.array(eps, np.int8), np.array(halfmoves, np.uint16),
+                      np.array(last_tos, np.int8))
 
 
 def move_triple(board: Board, uci: str) -> bytes:

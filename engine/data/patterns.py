@@ -15,6 +15,7 @@ One set is a handful of flat numpy arrays, saved as a compressed ``.npz``:
 ``castling`` (N,) uint8: castling rights (White king side 1, queen side 2, Black 4, 8)
 ``ep``      (N,) int8: en-passant square or -1
 ``halfmove`` (N,) uint16: the 50-move counter
+``last_to`` (N,) int8: the square the last move went to (castling: the king's), or -1
 
 With the last three, fen(i) rebuilds the position exactly (standard chess).
 """
@@ -57,6 +58,7 @@ class PatternSet:
     castling: np.ndarray
     ep: np.ndarray
     halfmove: np.ndarray
+    last_to: np.ndarray
 
     def __len__(self) -> int:
         return len(self.stm)
@@ -70,7 +72,8 @@ class PatternSet:
         return cls(np.zeros((0, 64), np.uint8), np.zeros(0, np.uint8), np.zeros((0, 3), np.uint8),
                    np.zeros(1, np.int64), np.zeros(0, np.int16), np.zeros(0, np.int16),
                    np.zeros(0, np.int32), np.zeros(0, np.uint16), np.zeros(0, np.uint64),
-                   np.zeros(0, np.uint8), np.zeros(0, np.int8), np.zeros(0, np.uint16))
+                   np.zeros(0, np.uint8), np.zeros(0, np.int8), np.zeros(0, np.uint16),
+                   np.zeros(0, np.int8))
 
     def take(self, index: np.ndarray) -> "PatternSet":
         """The positions at ``index`` (in that order), moves included."""
@@ -84,7 +87,8 @@ class PatternSet:
         legal = self.legal[np.repeat(starts, counts) + within]
         return PatternSet(self.board[index], self.stm[index], legal, offsets, self.played[index],
                           self.ply[index], self.game[index], self.eco[index], self.key[index],
-                          self.castling[index], self.ep[index], self.halfmove[index])
+                          self.castling[index], self.ep[index], self.halfmove[index],
+                          self.last_to[index])
 
     @classmethod
     def concat(cls, sets: list["PatternSet"]) -> "PatternSet":
@@ -99,7 +103,8 @@ class PatternSet:
         return cls(np.concatenate([s.board for s in sets]), np.concatenate([s.stm for s in sets]),
                    np.concatenate([s.legal for s in sets]), np.concatenate(offsets),
                    *(np.concatenate([getattr(s, f) for s in sets])
-                     for f in ("played", "ply", "game", "eco", "key", "castling", "ep", "halfmove")))
+                     for f in ("played", "ply", "game", "eco", "key", "castling", "ep", "halfmove",
+                               "last_to")))
 
     def unique(self, exclude_keys: np.ndarray | None = None) -> "PatternSet":
         """Drop repeated positions (first kept) and any whose key is in ``exclude_keys``."""

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.data.patterns import PatternSet
-from engine.nmm_encoding import ENCODINGS, N_OUTPUTS, encode_inputs, encode_outputs
+from engine.nmm_encoding import ENCODINGS, MIRRORED, N_OUTPUTS, encode_inputs, encode_outputs
 
 
 @dataclass
@@ -51,7 +51,7 @@ class Encoded:
 
 def encode(patterns: PatternSet, encoding: str) -> Encoded:
     """Encode a set; moves sharing an output (promotions) become one pair."""
-    inputs, values = encode_inputs(patterns.board, patterns.stm, encoding)
+    inputs, values = encode_inputs(patterns, encoding)
     outs = encode_outputs(patterns, encoding).astype(np.int64)
     pos = np.repeat(np.arange(len(patterns), dtype=np.int64), patterns.n_moves)
     label_out = outs[patterns.offsets[:-1] + patterns.played]
@@ -62,7 +62,7 @@ def encode(patterns: PatternSet, encoding: str) -> Encoded:
     label = np.searchsorted(keys, np.arange(len(patterns)) * 2048 + label_out)
     frm = patterns.legal[first, 0].astype(np.int32)
     to = patterns.legal[first, 1].astype(np.int32)
-    if encoding == "mirrored768":
+    if encoding in MIRRORED:
         flip = 56 * patterns.stm[pair_pos].astype(np.int32)
         frm, to = frm ^ flip, to ^ flip
     return Encoded(inputs, values, pair_pos, pair_out, frm, to, offsets, label, patterns.ply.copy())
@@ -252,7 +252,7 @@ class Adam:
 
 @dataclass
 class TrainConfig:
-    encoding: str = "mirrored768"
+    encoding: str = "context960"
     loss: str = "softmax"               # or "mse" (the paper's)
     optimiser: str = "adam"             # or "rprop" (full batch, the paper's)
     model: str = "linear"               # or "hidden"
