@@ -38,8 +38,11 @@ def uci() -> None:
               help="With --suite: worker processes.")
 @click.option("--hash", "hash_mb", type=int, default=0, show_default=True,
               help="With --suite: MB of subtree-count table per process (0: none).")
+@click.option("--log", "log_path", type=click.Path(dir_okay=False), default=None,
+              help="With --suite: append each position's outcome here, and skip those it has.")
 def perft(fen: str | None, depth: int | None, divide: bool, bulk: bool, chess960: bool,
-          suites: tuple[str, ...], max_nodes: int | None, jobs: int, hash_mb: int) -> None:
+          suites: tuple[str, ...], max_nodes: int | None, jobs: int, hash_mb: int,
+          log_path: str | None) -> None:
     """Count leaf nodes of the legal-move tree, or check perft suites.
 
     \b
@@ -52,7 +55,8 @@ def perft(fen: str | None, depth: int | None, divide: bool, bulk: bool, chess960
 
     if suites:
         start = time.perf_counter()
-        result = check_suites([Path(s) for s in suites], max_nodes, jobs, hash_mb, progress=True)
+        result = check_suites([Path(s) for s in suites], max_nodes, jobs, hash_mb, progress=True,
+                              log=Path(log_path) if log_path else None)
         elapsed = time.perf_counter() - start
         for m in result.mismatches:
             click.echo(f"MISMATCH depth {m.depth}: expected {m.expected}, got {m.got}: {m.fen}")
@@ -265,6 +269,29 @@ def study_ordering(sets: str, net: str, out: str, positions: int, depth: int, de
                                 min_depth):
             if r["depth"] == depth:
                 click.echo(f"hhweight {r['hhweight']:>8g} depth {depth}: nodes x{r['node_ratio']:.3f}")
+
+
+@study.command("overhead")
+@click.option("--sets", type=click.Path(file_okay=False), default="var/nmm", show_default=True)
+@click.option("--net", type=click.Path(dir_okay=False), default="nets/nmm.npz", show_default=True)
+@click.option("--out", type=click.Path(file_okay=False), default="reports/nmm", show_default=True)
+@click.option("--positions", type=int, default=25, show_default=True, help="Per test set.")
+@click.option("--depth", type=int, default=9, show_default=True)
+@click.option("--hhweight", type=float, default=0.0, help="Weighted modes' history weight (0: the net's).")
+@click.option("--min-depths", default="1,2,3", show_default=True)
+@click.option("--repeats", type=int, default=3, show_default=True)
+@click.option("--seed", type=int, default=1, show_default=True)
+def study_overhead(sets: str, net: str, out: str, positions: int, depth: int, hhweight: float,
+                   min_depths: str, repeats: int, seed: int) -> None:
+    """The net's time cost per node at each NMMMinDepth (modes interleaved, one process)."""
+    from engine.study.ordering import overhead_study
+    modes = {"history": {"ordering": "history"}}
+    for md in (int(x) for x in min_depths.split(",")):
+        modes[f"weighted, min depth {md}"] = {"ordering": "weighted", "nmm_min_depth": md,
+                                             "hhweight": hhweight or None}
+    for r in overhead_study(Path(sets), Path(net), Path(out), positions, depth, seed, modes, repeats):
+        click.echo(f"{r['mode']:26} {r['ns_per_node']:6} ns/node  x{r['time_per_node_ratio']:.3f} per node, "
+                   f"nodes x{r['node_ratio']:.3f}, time to depth x{r['time_to_depth_ratio']:.3f}")
 
 
 @study.command("predict")

@@ -95,10 +95,24 @@ def _check_args(args: tuple) -> SuiteResult:
 
 
 def check_suites(paths: Iterable[Path], max_nodes: int | None = None, jobs: int = 1,
-                 hash_mb: int = 0, progress: bool = False) -> SuiteResult:
-    """Run whole suite files, one position per task, on ``jobs`` processes."""
-    tasks = [(fen, counts, max_nodes, is_chess960_suite(path), hash_mb)
-             for path in paths for fen, counts in read_suite(path)]
+                 hash_mb: int = 0, progress: bool = False, log: Path | None = None) -> SuiteResult:
+    """Run whole suite files, one position per task, on ``jobs`` processes.
+
+    With ``log``, every position's outcome is appended to that file as it
+    comes in (``ok`` or ``MISMATCH``, suite, line, counts checked), and
+    positions the file already records are not run again: a long run can
+    be stopped and resumed.
+    """
+    tasks, keys = [], []
+    done = set()
+    if log is not None and log.exists():
+        done = {tuple(line.split("\t")[1:3]) for line in log.read_text().splitlines() if line}
+    for path in paths:
+        for number, (fen, counts) in enumerate(read_suite(path), 1):
+            key = (Path(path).name, str(number))
+            if key not in done:
+                tasks.append((fen, counts, max_nodes, is_chess960_suite(path), hash_mb))
+                keys.append(key)
     total = SuiteResult()
     if jobs <= 1:
         results: Iterable[SuiteResult] = map(_check_args, tasks)
@@ -108,6 +122,11 @@ def check_suites(paths: Iterable[Path], max_nodes: int | None = None, jobs: int 
     if progress:
         from tqdm import tqdm
         results = tqdm(results, total=len(tasks), unit="pos")
-    for r in results:
+    out = open(log, "a") if log is not None else None
+    for key, r in zip(keys, results):
         total.add(r)
+        if out is not None:
+            status = "MISMATCH" if r.mismatches else "ok"
+            out.write(f"{status}\t{key[0]}\t{key[1]}\t{r.checks}\t{r.nodes}\n")
+            out.flush()
     return total

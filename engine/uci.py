@@ -160,7 +160,7 @@ class Uci:
             Option("MoveOrdering", "combo", "history",
                    choices=("history", "nmm", "straight", "weighted"), apply=configure(ordering=1)),
             Option("NMMFile", "string", "nets/nmm.npz", apply=self._set_nmm_file),
-            Option("HistoryWeight", "spin", 0, 0, 1_000_000, apply=lambda _: self._apply_hhweight()),
+            Option("HistoryWeight", "spin", 0, 0, 100_000_000, apply=lambda _: self._apply_hhweight()),
             Option("AdaptiveHistoryWeight", "check", False, apply=configure(adaptive=1)),
             Option("AdaptiveBetaNN", "spin", 100, 0, 100_000,
                    apply=lambda v: self.searcher.configure(beta_nn=v / 1000)),
@@ -203,9 +203,11 @@ class Uci:
         self._apply_hhweight()
 
     def _apply_hhweight(self) -> None:
-        """HistoryWeight 0 means: the weight the net's file suggests (else 500)."""
-        weight = self.options["HistoryWeight"] or (getattr(self, "_nmm_info", {}) or {}).get(
-            "suggested_hhweight") or 500
+        """HistoryWeight is in thousandths (UCI spins are integers); 0 means the
+        weight the net's file suggests (0.01 if it suggests none)."""
+        milli = self.options["HistoryWeight"]
+        weight = milli / 1000 if milli else (getattr(self, "_nmm_info", {}) or {}).get(
+            "suggested_hhweight") or 0.01
         self.searcher.configure(hhweight=float(weight))
 
     def _set_chess960(self, value: bool) -> None:

@@ -20,9 +20,22 @@ cdef int16_t OUTPUT_INDEX[64][64]   # from, to -> output, or -1 for pairs no pie
 cdef int8_t OUTPUT_FROM[N_OUTPUTS]
 cdef int8_t OUTPUT_TO[N_OUTPUTS]
 
+cdef enum:
+    NMM_CACHE_SIZE = 1 << 14    # entries (a power of two)
+    NMM_CACHE_MOVES = 64        # nodes with more quiet moves are not cached
+
+# Iterative deepening, PVS and LMR re-searches visit the same nodes again;
+# the net's scores of a node's quiet moves (in generation order) are kept
+# here so that a second visit copies them instead of recomputing them.
+ctypedef struct NmmCacheEntry:
+    u64 key                 # position key mixed with the last move (an input of context960)
+    int n
+    float scores[NMM_CACHE_MOVES]
+
 ctypedef struct NmmNet:
     int encoding
     int n_inputs
+    bint binary             # every input value is 1 (the mirrored encodings): add, no multiply
     float* weights          # N_OUTPUTS rows of n_inputs: one output's weights are adjacent
     float* bias             # N_OUTPUTS
 
@@ -117,8 +130,12 @@ cdef inline float nmm_score(const NmmNet* net, const int* idx, const float* val,
     cdef const float* row = &net.weights[output * net.n_inputs]
     cdef float total = net.bias[output]
     cdef int k
-    for k in range(n):
-        total += val[k] * row[idx[k]]
+    if net.binary:
+        for k in range(n):
+            total += row[idx[k]]
+    else:
+        for k in range(n):
+            total += val[k] * row[idx[k]]
     return total
 
 

@@ -68,8 +68,13 @@ cdef class Searcher:
         self.s.net = NULL
         self.net.weights = NULL
         self.net.bias = NULL
+        self.s.nmm_cache = <NmmCacheEntry*>calloc(NMM_CACHE_SIZE, sizeof(NmmCacheEntry))
+        if self.s.nmm_cache == NULL:
+            raise MemoryError
 
     def __dealloc__(self):
+        if self.s != NULL:
+            free(self.s.nmm_cache)
         free(self.net.weights)
         free(self.net.bias)
         free(self.tt.buckets)
@@ -86,6 +91,7 @@ cdef class Searcher:
     def clear(self) -> None:
         """Forget everything learnt: table, history, killers (``ucinewgame``)."""
         tt_clear(&self.tt)
+        memset(self.s.nmm_cache, 0, NMM_CACHE_SIZE * sizeof(NmmCacheEntry))
         memset(self.s.history, 0, sizeof(self.s.history))
         memset(self.s.killers, 0, sizeof(self.s.killers))
         self.s.hhupdate = 0
@@ -114,6 +120,8 @@ cdef class Searcher:
         memcpy(self.net.bias, &b[0], N_OUTPUTS * sizeof(float))
         self.net.encoding = enc
         self.net.n_inputs = n_in
+        self.net.binary = enc == ENC_MIRRORED or enc == ENC_CONTEXT
+        memset(self.s.nmm_cache, 0, NMM_CACHE_SIZE * sizeof(NmmCacheEntry))
         self.s.net = &self.net
 
     def clear_nmm(self) -> None:
@@ -142,6 +150,32 @@ cdef class Searcher:
                    nmm_score(&self.net, idx, val, n, nmm_output(&board.pos, self.net.encoding, m)))
                   for m in board._moves(GEN_ALL)]
         return sorted(scored, key=lambda item: -item[1])
+
+    def nmm_cost(self, Board board, int repeats=10000) -> tuple[float, float]:
+        """Nanoseconds to encode ``board`` for the net, and to encode and score
+        all its legal moves (the two parts of the net's cost per node)."""
+        if self.s.net == NULL:
+            raise ValueError("no NMM net is loaded")
+        cdef int idx[MAX_INPUTS]
+        cdef float val[MAX_INPUTS]
+        cdef Move moves[MAX_MOVES]
+        cdef int n_moves = generate_moves(&board.pos, moves, GEN_ALL), n, r, i
+        cdef float sink = 0
+        cdef double t0, t1, t2
+        with nogil:
+            t0 = now_ms()
+            for r in range(repeats):
+                sink += nmm_inputs(&board.pos, self.net.encoding, idx, val)
+            t1 = now_ms()
+            for r in range(repeats):
+                n = nmm_inputs(&board.pos, self.net.encoding, idx, val)
+                for i in range(n_moves):
+                    sink += nmm_score(&self.net, idx, val, n,
+                                      nmm_output(&board.pos, self.net.encoding, moves[i]))
+            t2 = now_ms()
+        if sink == 12345.678:
+            print(sink)                     # keep the loops from being optimised away
+        return (t1 - t0) * 1e6 / repeats, (t2 - t1) * 1e6 / repeats
 
     @property
     def history_weight(self) -> float:

@@ -66,6 +66,7 @@ ctypedef struct Search:
     Move pv[MAX_PLY + 1][MAX_PLY + 1]
     int pv_len[MAX_PLY + 1]
     NmmNet* net             # the Neural MoveMap, or NULL
+    NmmCacheEntry* nmm_cache    # the net's quiet-move scores of recently scored nodes
     double hhweight         # the weight in use (moves when adaptive)
     u64 nn_misses
     u64 hh_misses

@@ -36,3 +36,14 @@ def test_perft_suite_reports_mismatch(tmp_path) -> None:
     result = CliRunner().invoke(main, ["perft", "--suite", str(suite)])
     assert result.exit_code == 1
     assert "MISMATCH depth 2: expected 401, got 400" in result.output
+
+
+def test_perft_suite_log_resumes(fixtures, tmp_path) -> None:
+    suite = fixtures / "perft" / "cpw_perft6.epd"
+    log = tmp_path / "run.tsv"
+    args = ["perft", "--suite", str(suite), "--max-nodes", "10000", "--log", str(log)]
+    first = CliRunner().invoke(main, args)
+    assert "0 wrong" in first.output and first.output.split()[0] != "0"
+    assert len(log.read_text().splitlines()) == 6
+    second = CliRunner().invoke(main, args)
+    assert second.output.startswith("0 counts checked")

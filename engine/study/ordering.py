@@ -58,7 +58,7 @@ def run_task(task: Task) -> dict[int, list[float]]:
     if task.net_path:
         net = load_nmm(Path(task.net_path))
         searcher.set_nmm(net.encoding, net.weights, net.bias)
-        weight = task.config.get("hhweight") or net.suggested_hhweight or 500.0
+        weight = task.config.get("hhweight") or net.suggested_hhweight or 0.01
         searcher.configure(hhweight=float(weight))
     searcher.configure(**{k: v for k, v in task.config.items() if k != "hhweight"})
     totals: dict[int, list[float]] = {}
@@ -138,6 +138,48 @@ def hhweight_sweep(sets: Path, net: Path, out: Path, positions: int, depth: int,
                              "node_ratio": round(totals[(f"w{w:g}", d)][0] / totals[("history", d)][0], 4)})
     write_csv(out / "hhweight.csv", rows)
     plot_sweep(rows, out / "hhweight.png", depth)
+    return rows
+
+
+def overhead_study(sets: Path, net: Path, out: Path, positions: int, depth: int, seed: int,
+                   modes: dict[str, dict], repeats: int = 3) -> list[dict]:
+    """Time per node of each mode over history's, in one process with the
+    modes interleaved position by position (so that a busy machine slows
+    all of them alike); median over ``repeats`` rounds."""
+    import statistics
+    import time
+
+    nmm = load_nmm(net)
+    searchers = {}
+    for mode, config in modes.items():
+        searcher = Searcher(16)
+        searcher.set_nmm(nmm.encoding, nmm.weights, nmm.bias)
+        searcher.configure(hhweight=float(config.get("hhweight") or nmm.suggested_hhweight or 0.01),
+                           **{k: v for k, v in config.items() if k != "hhweight"})
+        searchers[mode] = searcher
+    fens = [f for name in TEST_SETS for f in test_positions(sets, name, positions, seed)]
+    rounds: dict[str, list[tuple[float, float]]] = {mode: [] for mode in modes}
+    for _ in range(repeats):
+        totals = {mode: [0.0, 0.0] for mode in modes}
+        for fen in fens:
+            for mode, searcher in searchers.items():
+                searcher.clear()
+                start = time.perf_counter()
+                nodes = searcher.search(Board(fen), depth=depth)["nodes"]
+                totals[mode][0] += nodes
+                totals[mode][1] += time.perf_counter() - start
+        for mode in modes:
+            rounds[mode].append((totals[mode][0], totals[mode][1]))
+    base = statistics.median(t / n for n, t in rounds["history"])
+    base_time = statistics.median(t for _, t in rounds["history"])
+    rows = []
+    for mode in modes:
+        per_node = statistics.median(t / n for n, t in rounds[mode])
+        rows.append({"mode": mode, "depth": depth, "positions": len(fens), "rounds": repeats,
+                     "ns_per_node": round(per_node * 1e9), "time_per_node_ratio": round(per_node / base, 4),
+                     "node_ratio": round(rounds[mode][0][0] / rounds["history"][0][0], 4),
+                     "time_to_depth_ratio": round(statistics.median(t for _, t in rounds[mode]) / base_time, 4)})
+    write_csv(out / "overhead_interleaved.csv", rows)
     return rows
 
 
