@@ -1,4 +1,6 @@
 """The nmm-chess command line."""
+import re
+
 from click.testing import CliRunner
 
 from engine.cli import main
@@ -43,7 +45,7 @@ def test_perft_suite_log_resumes(fixtures, tmp_path) -> None:
     log = tmp_path / "run.tsv"
     args = ["perft", "--suite", str(suite), "--max-nodes", "10000", "--log", str(log)]
     first = CliRunner().invoke(main, args)
-    assert "0 wrong" in first.output and "s]0 counts checked" not in first.output
+    assert "0 wrong" in first.output and not re.search(r"(?<!\d)0 counts checked", first.output)
     assert len(log.read_text().splitlines()) == 6
     second = CliRunner().invoke(main, args)                  # everything is in the log
-    assert "s]0 counts checked, 0 wrong, 0 nodes" in second.output
+    assert re.search(r"(?<!\d)0 counts checked, 0 wrong, 0 nodes", second.output)
