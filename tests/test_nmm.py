@@ -222,3 +222,40 @@ def test_adaptive_weight_moves(patterns: PatternSet) -> None:
     nn_misses, hh_misses = searcher.misses
     assert nn_misses + hh_misses > 0
     assert searcher.history_weight == pytest.approx(300.0 + 0.1 * nn_misses - 0.1 * hh_misses)
+
+
+@pytest.mark.parametrize("make", [lambda: LinearMoveMap(768), lambda: LinearMoveMap(768, "from+to"),
+                                  lambda: __import__("engine.train.nmm", fromlist=["x"]).HiddenMoveMap(768, 8, 2)],
+                         ids=["linear", "from+to", "hidden"])
+def test_gradients_match_finite_differences(patterns: PatternSet, make) -> None:
+    from engine.train.nmm import loss_and_grad
+    data = encode(patterns.take(np.arange(12)), "mirrored768")
+    model = make()
+    rng = np.random.default_rng(4)
+    for key in model.params:
+        model.params[key] = (rng.standard_normal(model.params[key].shape) * 0.1)
+    pad = "W1" if "W1" in model.params else "W"
+    if pad == "W1":
+        model.params["W1"][-1] = 0.0
+    else:
+        model.params["W"][:, -1] = 0.0
+
+    def loss() -> float:
+        return loss_and_grad(model.forward(data)[0].astype(np.float64), data, "softmax")[0]
+    scores, cache = model.forward(data)
+    grads = model.backward(loss_and_grad(scores.astype(np.float64), data, "softmax")[1], cache)
+    active = int(data.inputs[0, 0])
+    checks = {"b": [(int(data.pair_out[2]),)], "W": [(int(data.pair_out[2]), active)],
+              "W1": [(active, 3)], "W2": [(int(data.pair_out[2]), 1)], "b1": [(2,)], "b2": [(int(data.pair_out[2]),)]}
+    for key, places in checks.items():
+        if key not in model.params:
+            continue
+        if model.params[key].shape[0] == 128 and key in ("W", "b"):     # from+to: rows are squares
+            places = [(int(data.pair_from[2]),) + place[1:] for place in places]
+        for place in places:
+            model.params[key][place] += 1e-3
+            up = loss()
+            model.params[key][place] -= 2e-3
+            down = loss()
+            model.params[key][place] += 1e-3
+            assert grads[key][place] == pytest.approx((up - down) / 2e-3, rel=0.05, abs=1e-3)
