@@ -67,6 +67,7 @@ cdef class Searcher:
         self.s.opt.beta_hh = 0.1
         self.s.net = NULL
         self.net.weights = NULL
+        self.net.scale = NULL
         self.net.bias = NULL
         self.s.nmm_cache = <NmmCacheEntry*>calloc(NMM_CACHE_SIZE, sizeof(NmmCacheEntry))
         if self.s.nmm_cache == NULL:
@@ -76,6 +77,7 @@ cdef class Searcher:
         if self.s != NULL:
             free(self.s.nmm_cache)
         free(self.net.weights)
+        free(self.net.scale)
         free(self.net.bias)
         free(self.tt.buckets)
         free(self.s)
@@ -110,13 +112,18 @@ cdef class Searcher:
         if w.shape[0] != N_OUTPUTS or w.shape[1] != n_in or b.shape[0] != N_OUTPUTS:
             raise ValueError(f"NMM shapes {tuple(weights.shape)}, {tuple(bias.shape)} do not fit "
                              f"{encoding} ({N_OUTPUTS} x {n_in})")
+        quantised, scale = quantise_rows(weights)
+        cdef const int16_t[:, ::1] q = quantised
+        cdef const float[::1] sc = scale
         self.clear_nmm()
-        self.net.weights = <float*>malloc(N_OUTPUTS * n_in * sizeof(float))
+        self.net.weights = <int16_t*>malloc(N_OUTPUTS * n_in * sizeof(int16_t))
+        self.net.scale = <float*>malloc(N_OUTPUTS * sizeof(float))
         self.net.bias = <float*>malloc(N_OUTPUTS * sizeof(float))
-        if self.net.weights == NULL or self.net.bias == NULL:
+        if self.net.weights == NULL or self.net.scale == NULL or self.net.bias == NULL:
             self.clear_nmm()
             raise MemoryError
-        memcpy(self.net.weights, &w[0, 0], N_OUTPUTS * n_in * sizeof(float))
+        memcpy(self.net.weights, &q[0, 0], N_OUTPUTS * n_in * sizeof(int16_t))
+        memcpy(self.net.scale, &sc[0], N_OUTPUTS * sizeof(float))
         memcpy(self.net.bias, &b[0], N_OUTPUTS * sizeof(float))
         self.net.encoding = enc
         self.net.n_inputs = n_in
@@ -128,8 +135,10 @@ cdef class Searcher:
         """Unload the net: every ordering then behaves as history."""
         self.s.net = NULL
         free(self.net.weights)
+        free(self.net.scale)
         free(self.net.bias)
         self.net.weights = NULL
+        self.net.scale = NULL
         self.net.bias = NULL
 
     @property
