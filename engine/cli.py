@@ -250,7 +250,8 @@ def study() -> None:
 @click.option("--deep", is_flag=True, help="Depth 11 (slow).")
 @click.option("--min-depth", type=int, default=2, show_default=True, help="NMMMinDepth for the net modes.")
 @click.option("--sweep/--no-sweep", default=True, show_default=True, help="Also the history-weight sweep.")
-@click.option("--weights", default="30,100,300,1000,3000,10000,30000", show_default=True)
+@click.option("--weights", default="0.001,0.003,0.01,0.03,0.1,1,10,100", show_default=True,
+              help="Fixed history weights for the sweep.")
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--jobs", "-j", type=int, default=2, show_default=True)
 def study_ordering(sets: str, net: str, out: str, positions: int, depth: int, deep: bool,

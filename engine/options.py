@@ -84,9 +84,17 @@ class Options:
     def set(self, args: list[str]) -> None:
         """Carry out ``setoption`` (its tokens after the word); OptionError if malformed."""
         option, value = self.check(args)
-        option.apply(value)
-        if option.type != "button":
-            self.values[option.name] = value
+        if option.type == "button":
+            option.apply(value)
+            return
+        # Stored before it is applied: an effect may read the table (HistoryWeight
+        # does), and it must see the new value; undone if applying fails.
+        old, self.values[option.name] = self.values[option.name], value
+        try:
+            option.apply(value)
+        except Exception:
+            self.values[option.name] = old
+            raise
 
     def check(self, args: list[str]) -> tuple[Option, Any]:
         """The option and value ``setoption`` names, without applying it."""

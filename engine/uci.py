@@ -160,7 +160,7 @@ class Uci:
             Option("MoveOrdering", "combo", "history",
                    choices=("history", "nmm", "straight", "weighted"), apply=configure(ordering=1)),
             Option("NMMFile", "string", "nets/nmm.npz", apply=self._set_nmm_file),
-            Option("HistoryWeight", "spin", 0, 0, 100_000_000, apply=lambda _: self._apply_hhweight()),
+            Option("HistoryWeight", "spin", 0, 0, 1_000_000_000, apply=lambda _: self._apply_hhweight()),
             Option("AdaptiveHistoryWeight", "check", False, apply=configure(adaptive=1)),
             Option("AdaptiveBetaNN", "spin", 100, 0, 100_000,
                    apply=lambda v: self.searcher.configure(beta_nn=v / 1000)),
@@ -203,10 +203,11 @@ class Uci:
         self._apply_hhweight()
 
     def _apply_hhweight(self) -> None:
-        """HistoryWeight is in thousandths (UCI spins are integers); 0 means the
-        weight the net's file suggests (0.01 if it suggests none)."""
-        milli = self.options["HistoryWeight"]
-        weight = milli / 1000 if milli else (getattr(self, "_nmm_info", {}) or {}).get(
+        """HistoryWeight is in millionths (UCI spins are integers, and useful
+        weights lie near 0.001-0.01); 0 means the weight the net's file
+        suggests (0.01 if it suggests none)."""
+        micro = self.options["HistoryWeight"]
+        weight = micro / 1e6 if micro else (getattr(self, "_nmm_info", {}) or {}).get(
             "suggested_hhweight") or 0.01
         self.searcher.configure(hhweight=float(weight))
 
@@ -405,6 +406,7 @@ class Uci:
         if self._worker is not None:
             self._worker.join()
             self._worker = None
+        clear_stop()        # the job has ended; the flag must not stop the next caller
         while self._pending_options:
             self.options.set(self._pending_options.pop(0))
 

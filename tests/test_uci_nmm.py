@@ -62,3 +62,28 @@ def test_missing_or_corrupt_net_falls_back_to_history(tmp_path: Path, content: b
     assert any("falls back to history" in line for line in out)
     assert any(line.startswith("bestmove") for line in out)
     assert any("no NMM net is loaded" in line for line in out)
+
+
+def test_history_weight_is_in_millionths_and_zero_takes_the_nets_suggestion(net_file: Path) -> None:
+    import io
+    import time
+
+    from engine.uci import Uci
+    out = io.StringIO()
+    uci = Uci(out=out)
+
+    def search() -> float:
+        done = out.getvalue().count("bestmove")
+        uci.handle("go depth 3")
+        deadline = time.monotonic() + 30
+        while out.getvalue().count("bestmove") == done and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return uci.searcher.history_weight
+
+    for line in [f"setoption name NMMFile value {net_file}", "isready", "position startpos",
+                 "setoption name MoveOrdering value weighted", "setoption name HistoryWeight value 2500"]:
+        uci.handle(line)
+    assert search() == pytest.approx(0.0025)
+    uci.handle("setoption name HistoryWeight value 0")
+    assert search() == pytest.approx(250.0)
+    uci.handle("quit")
