@@ -19,8 +19,16 @@ def main(ctx: click.Context) -> None:
 @main.command()
 def uci() -> None:
     """Speak UCI on stdin/stdout (what a GUI runs)."""
+    import os
+    # numpy only loads the nets here; its BLAS threads would spin beside the
+    # search on the same cores.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     from engine.uci import main as uci_main
     uci_main()
+    # Every answer is written and flushed: leave now rather than wait for the
+    # interpreter's teardown (numpy, threads), so that quit is quick.
+    sys.stdout.flush()
+    os._exit(0)
 
 
 @main.command()

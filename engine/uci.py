@@ -15,22 +15,22 @@ from __future__ import annotations
 
 import sys
 import threading
-from pathlib import Path
 import time
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import TextIO
 
 from engine import __version__
 from engine._core import (STARTING_FEN, Board, Searcher, clear_stop, eval_trace,
                           request_stop)
 from engine.bench import DEFAULT_DEPTH, run_bench
-from engine.nets import DEFAULT_NMM, REPO, NetError, load_nmm
 from engine.options import Option, OptionError, Options
 from engine.timeman import allot, movetime_limits
 
 ENGINE_NAME = f"nmm-chess {__version__}"
 AUTHOR = "the nmm-chess developers"
 MAX_INT = 2**31 - 1
+REPO = Path(__file__).resolve().parent.parent     # relative NMMFile paths start here
 NMM_MIN_DEPTH = 2         # the net is not asked this near the leaves (see nets/README.md)
 
 
@@ -188,6 +188,7 @@ class Uci:
 
     def _load_nmm(self, path: str) -> None:
         """Load the Neural MoveMap; on any problem say so and order by history."""
+        from engine.nets import NetError, load_nmm     # numpy: not before uciok
         self._nmm_info: dict = {}
         resolved = Path(path).expanduser()
         if not resolved.is_absolute() and not resolved.exists():
