@@ -113,16 +113,16 @@ cdef class Searcher:
             raise ValueError(f"NMM shapes {tuple(weights.shape)}, {tuple(bias.shape)} do not fit "
                              f"{encoding} ({N_OUTPUTS} x {n_in})")
         quantised, scale = quantise_rows(weights)
-        cdef const int16_t[:, ::1] q = quantised
+        cdef const int8_t[:, ::1] q = quantised
         cdef const float[::1] sc = scale
         self.clear_nmm()
-        self.net.weights = <int16_t*>malloc(N_OUTPUTS * n_in * sizeof(int16_t))
+        self.net.weights = <int8_t*>malloc(N_OUTPUTS * n_in * sizeof(int8_t))
         self.net.scale = <float*>malloc(N_OUTPUTS * sizeof(float))
         self.net.bias = <float*>malloc(N_OUTPUTS * sizeof(float))
         if self.net.weights == NULL or self.net.scale == NULL or self.net.bias == NULL:
             self.clear_nmm()
             raise MemoryError
-        memcpy(self.net.weights, &q[0, 0], N_OUTPUTS * n_in * sizeof(int16_t))
+        memcpy(self.net.weights, &q[0, 0], N_OUTPUTS * n_in * sizeof(int8_t))
         memcpy(self.net.scale, &sc[0], N_OUTPUTS * sizeof(float))
         memcpy(self.net.bias, &b[0], N_OUTPUTS * sizeof(float))
         self.net.encoding = enc

@@ -4,7 +4,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine._core import Board, Searcher
+from engine._core import Board, Searcher, quantise_rows
 from engine.data.nmm import game_patterns
 from engine.data.patterns import PatternSet
 from engine.data.pgn import parse_game, split_games
@@ -115,8 +115,13 @@ def test_cython_scores_equal_numpy_forward(patterns: PatternSet, encoding: str) 
     net = random_net(encoding)
     searcher = Searcher(1)
     searcher.set_nmm(net.encoding, net.weights, net.bias)
+    # The search keeps 8-bit weights with a scale per output: within half a step
+    # of the file's, and numpy's forward pass with them is what it must compute.
+    q, scale = quantise_rows(net.weights)
+    searched = q.astype(np.float32) * scale[:, None]
+    assert np.all(np.abs(searched - net.weights) <= scale[:, None] * 0.5 + 1e-6)
     model = LinearMoveMap(ENCODINGS[encoding])
-    model.params["W"] = np.concatenate([net.weights, np.zeros((N_OUTPUTS, 1), np.float32)], 1)
+    model.params["W"] = np.concatenate([searched, np.zeros((N_OUTPUTS, 1), np.float32)], 1)
     model.params["b"] = net.bias
     subset = patterns.take(np.arange(0, len(patterns), 53))
     data = encode(subset, encoding)
