@@ -27,7 +27,7 @@ test-all: build
 # Long runs; they read ../shared/data (or $$NMM_DATA) and write reports/.
 # Every position of every perft suite, every depth.
 perft-full: build
-	$(PY) -m engine.cli perft --jobs $(JOBS) --hash 256 --log reports/perft_full.tsv \
+	$(PY) -m engine.cli perft --jobs $(JOBS) --hash 64 --log reports/perft_full.tsv \
 	    $(foreach f,$(wildcard $(DATA)/perft/*.epd),--suite $(f))
 
 bench-perft: build
