@@ -253,9 +253,10 @@ def study() -> None:
 @click.option("--sets", type=click.Path(file_okay=False), default="var/nmm", show_default=True)
 @click.option("--net", type=click.Path(dir_okay=False), default="nets/nmm.npz", show_default=True)
 @click.option("--out", type=click.Path(file_okay=False), default="reports/nmm", show_default=True)
-@click.option("--positions", type=int, default=100, show_default=True, help="Per test set.")
+@click.option("--positions", type=int, default=250, show_default=True,
+              help="Per test set (fewer: ratios move by a few points between samples).")
 @click.option("--depth", type=int, default=9, show_default=True)
-@click.option("--deep", is_flag=True, help="Depth 11 (slow).")
+@click.option("--deep", is_flag=True, help="Depth 11, into ordering_deep.csv/.png (slow).")
 @click.option("--min-depth", type=int, default=2, show_default=True, help="NMMMinDepth for the net modes.")
 @click.option("--sweep/--no-sweep", default=True, show_default=True, help="Also the history-weight sweep.")
 @click.option("--weights", default="0.001,0.003,0.01,0.03,0.1,1,10,100", show_default=True,
@@ -267,7 +268,8 @@ def study_ordering(sets: str, net: str, out: str, positions: int, depth: int, de
     """Node counts of every ordering mode against history, by depth; weight sweep; overhead."""
     from engine.study.ordering import hhweight_sweep, ordering_study
     depth = 11 if deep else depth
-    rows = ordering_study(Path(sets), Path(net), Path(out), positions, depth, seed, jobs, min_depth)
+    rows = ordering_study(Path(sets), Path(net), Path(out), positions, depth, seed, jobs, min_depth,
+                          suffix="_deep" if deep else "")
     for r in rows:
         if r["depth"] == depth:
             click.echo(f"{r['set']} {r['mode']:9} depth {depth}: nodes x{r['node_ratio']:.3f}, "

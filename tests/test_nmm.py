@@ -264,3 +264,24 @@ def test_gradients_match_finite_differences(patterns: PatternSet, make) -> None:
             down = loss()
             model.params[key][place] += 1e-3
             assert grads[key][place] == pytest.approx((up - down) / 2e-3, rel=0.05, abs=1e-3)
+
+
+def test_ordering_study_writes_ratios_against_history(patterns: PatternSet, tmp_path: Path) -> None:
+    import csv
+
+    from engine.study.ordering import MODES, TEST_SETS, hhweight_sweep, ordering_study
+    for name in TEST_SETS:
+        patterns.save(tmp_path / f"test_{name}.npz")
+    net_path = tmp_path / "net.npz"
+    save_nmm(random_net("mirrored768"), net_path)
+    rows = ordering_study(tmp_path, net_path, tmp_path, 3, 4, 1, 1, 1, suffix="_tiny")
+    assert {(r["set"], r["mode"]) for r in rows if r["depth"] == 4} == {
+        (s, m) for s in TEST_SETS for m in MODES}
+    assert all(r["node_ratio"] == 1.0 for r in rows if r["mode"] == "history")
+    assert any(r["node_ratio"] != 1.0 for r in rows if r["mode"] == "nmm")
+    with open(tmp_path / "ordering_tiny.csv") as f:
+        assert len(list(csv.DictReader(f))) == len(rows)
+    assert (tmp_path / "ordering_tiny.png").stat().st_size > 0
+    sweep = hhweight_sweep(tmp_path, net_path, tmp_path, 3, 4, 1, 1, [0.01, 100.0], 1)
+    assert {r["hhweight"] for r in sweep} == {0.01, 100.0}
+    assert (tmp_path / "hhweight.csv").exists() and (tmp_path / "hhweight.png").exists()

@@ -85,7 +85,8 @@ def run_all(tasks: list[Task], jobs: int) -> list[tuple[Task, dict]]:
 
 
 def ordering_study(sets: Path, net: Path, out: Path, positions: int, depth: int, seed: int,
-                   jobs: int, min_depth: int) -> list[dict]:
+                   jobs: int, min_depth: int, suffix: str = "") -> list[dict]:
+    """Every mode on every test set; writes ordering{suffix}.csv/.png and overhead{suffix}.csv."""
     tasks = [Task(name, mode, {**config, "nmm_min_depth": min_depth},
                   test_positions(sets, name, positions, seed), depth, str(net))
              for name in TEST_SETS for mode, config in MODES.items()]
@@ -98,7 +99,7 @@ def ordering_study(sets: Path, net: Path, out: Path, positions: int, depth: int,
             rows.append({"set": task.test_set, "mode": task.mode, "depth": d, "nodes": int(nodes),
                          "seconds": round(seconds, 3), "node_ratio": round(nodes / ref_nodes, 4),
                          "time_ratio": round(seconds / max(ref_seconds, 1e-9), 4)})
-    write_csv(out / "ordering.csv", rows)
+    write_csv(out / f"ordering{suffix}.csv", rows)
     overhead = []
     for mode in MODES:
         mine = [r for r in rows if r["mode"] == mode and r["depth"] == depth]
@@ -111,8 +112,8 @@ def ordering_study(sets: Path, net: Path, out: Path, positions: int, depth: int,
                                                       / sum(r["seconds"] for r in ref), 4),
                          "node_ratio": round(sum(r["nodes"] for r in mine)
                                              / sum(r["nodes"] for r in ref), 4)})
-    write_csv(out / "overhead.csv", overhead)
-    plot_ratios(rows, out / "ordering.png")
+    write_csv(out / f"overhead{suffix}.csv", overhead)
+    plot_ratios(rows, out / f"ordering{suffix}.png")
     return rows
 
 
