@@ -258,18 +258,21 @@ def study() -> None:
 @click.option("--depth", type=int, default=9, show_default=True)
 @click.option("--deep", is_flag=True, help="Depth 11, into ordering_deep.csv/.png (slow).")
 @click.option("--min-depth", type=int, default=2, show_default=True, help="NMMMinDepth for the net modes.")
+@click.option("--cut-nodes-only/--all-nodes", default=True, show_default=True,
+              help="Ask the net at PV and expected cut nodes only (NMMCutNodesOnly).")
 @click.option("--sweep/--no-sweep", default=True, show_default=True, help="Also the history-weight sweep.")
 @click.option("--weights", default="0.001,0.003,0.01,0.03,0.1,1,10,100", show_default=True,
               help="Fixed history weights for the sweep.")
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--jobs", "-j", type=int, default=2, show_default=True)
 def study_ordering(sets: str, net: str, out: str, positions: int, depth: int, deep: bool,
-                   min_depth: int, sweep: bool, weights: str, seed: int, jobs: int) -> None:
+                   min_depth: int, cut_nodes_only: bool, sweep: bool, weights: str, seed: int,
+                   jobs: int) -> None:
     """Node counts of every ordering mode against history, by depth; weight sweep; overhead."""
     from engine.study.ordering import hhweight_sweep, ordering_study
     depth = 11 if deep else depth
     rows = ordering_study(Path(sets), Path(net), Path(out), positions, depth, seed, jobs, min_depth,
-                          suffix="_deep" if deep else "")
+                          suffix="_deep" if deep else "", cut_only=cut_nodes_only)
     for r in rows:
         if r["depth"] == depth:
             click.echo(f"{r['set']} {r['mode']:9} depth {depth}: nodes x{r['node_ratio']:.3f}, "
@@ -277,7 +280,7 @@ def study_ordering(sets: str, net: str, out: str, positions: int, depth: int, de
     if sweep:
         ws = [float(w) for w in weights.split(",")]
         for r in hhweight_sweep(Path(sets), Path(net), Path(out), positions, depth, seed, jobs, ws,
-                                min_depth):
+                                min_depth, cut_only=cut_nodes_only):
             if r["depth"] == depth:
                 click.echo(f"hhweight {r['hhweight']:>8g} depth {depth}: nodes x{r['node_ratio']:.3f}")
 
@@ -286,7 +289,7 @@ def study_ordering(sets: str, net: str, out: str, positions: int, depth: int, de
 @click.option("--sets", type=click.Path(file_okay=False), default="var/nmm", show_default=True)
 @click.option("--net", type=click.Path(dir_okay=False), default="nets/nmm.npz", show_default=True)
 @click.option("--out", type=click.Path(file_okay=False), default="reports/nmm", show_default=True)
-@click.option("--positions", type=int, default=25, show_default=True, help="Per test set.")
+@click.option("--positions", type=int, default=50, show_default=True, help="Per test set.")
 @click.option("--depth", type=int, default=9, show_default=True)
 @click.option("--hhweight", type=float, default=0.0, help="Weighted modes' history weight (0: the net's).")
 @click.option("--min-depths", default="1,2,3", show_default=True)
@@ -294,14 +297,17 @@ def study_ordering(sets: str, net: str, out: str, positions: int, depth: int, de
 @click.option("--seed", type=int, default=1, show_default=True)
 def study_overhead(sets: str, net: str, out: str, positions: int, depth: int, hhweight: float,
                    min_depths: str, repeats: int, seed: int) -> None:
-    """The net's time cost per node at each NMMMinDepth (modes interleaved, one process)."""
+    """The net's time cost per node at each NMMMinDepth, asked at every node or at PV
+    and cut nodes only (modes interleaved, one process)."""
     from engine.study.ordering import overhead_study
     modes = {"history": {"ordering": "history"}}
     for md in (int(x) for x in min_depths.split(",")):
-        modes[f"weighted, min depth {md}"] = {"ordering": "weighted", "nmm_min_depth": md,
-                                             "hhweight": hhweight or None}
+        for where, cut_only in (("all nodes", False), ("cut nodes", True)):
+            modes[f"weighted, min depth {md}, {where}"] = {
+                "ordering": "weighted", "nmm_min_depth": md, "nmm_cut_nodes_only": cut_only,
+                "hhweight": hhweight or None}
     for r in overhead_study(Path(sets), Path(net), Path(out), positions, depth, seed, modes, repeats):
-        click.echo(f"{r['mode']:26} {r['ns_per_node']:6} ns/node  x{r['time_per_node_ratio']:.3f} per node, "
+        click.echo(f"{r['mode']:37} {r['ns_per_node']:6} ns/node  x{r['time_per_node_ratio']:.3f} per node, "
                    f"nodes x{r['node_ratio']:.3f}, time to depth x{r['time_to_depth_ratio']:.3f}")
 
 

@@ -167,6 +167,7 @@ class Uci:
             Option("AdaptiveBetaHH", "spin", 100, 0, 100_000,
                    apply=lambda v: self.searcher.configure(beta_hh=v / 1000)),
             Option("NMMMinDepth", "spin", NMM_MIN_DEPTH, 0, 64, apply=configure(nmm_min_depth=1)),
+            Option("NMMCutNodesOnly", "check", True, apply=configure(nmm_cut_nodes_only=1)),
             Option("NullMove", "check", True, apply=configure(null_move=1)),
             Option("LateMoveReductions", "check", True, apply=configure(lmr=1)),
             Option("FutilityPruning", "check", True, apply=configure(futility=1)),

@@ -30,6 +30,7 @@ cdef void picker_init(Picker* p, Search* s, Move tt_move, int ply, int depth,
     cdef int i, j = 0
     cdef Move tmp
     p.captures_only = captures_only
+    p.net_allowed = True
     p.n = generate_moves(pos, p.moves, GEN_NOISY if captures_only else GEN_ALL)
     for i in range(p.n):
         if is_noisy(pos, p.moves[i]):
@@ -130,8 +131,8 @@ cdef Move picker_next(Picker* p, Search* s, int ply) noexcept nogil:
                     return m
             p.stage = STAGE_QUIETS_INIT
         elif p.stage == STAGE_QUIETS_INIT:
-            if s.net == NULL or p.depth < s.opt.nmm_min_depth:
-                score_history(s, p)         # no net, or too near the leaves to pay for it
+            if s.net == NULL or p.depth < s.opt.nmm_min_depth or not p.net_allowed:
+                score_history(s, p)         # no net, too near the leaves, or an all-node
             else:
                 QUIET_SCORERS[s.opt.ordering](s, p)
             p.cur = p.n_noisy

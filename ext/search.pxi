@@ -137,8 +137,13 @@ cdef int qsearch(Search* s, int alpha, int beta, int ply) noexcept nogil:
     return best
 
 
-cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_null) noexcept nogil:
-    """Score of the position within (alpha, beta), ``depth`` plies plus quiescence."""
+cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_null,
+                 bint cut_node) noexcept nogil:
+    """Score of the position within (alpha, beta), ``depth`` plies plus quiescence.
+
+    ``cut_node``: a null-window node expected to fail high (its parent expects
+    to fail low); the other null-window nodes are expected all-nodes, where
+    every move is searched and the order of quiet moves matters less."""
     cdef Position* pos = &s.pos
     cdef Picker picker
     cdef TTEntry* entry
@@ -200,7 +205,7 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
                 and beta > -MATE_BOUND and has_pieces(pos, pos.stm)):
             R = 3 + depth // 4 + min((eval - beta) // 200, 3)
             make_null(pos)
-            score = -negamax(s, depth - 1 - R, -beta, -beta + 1, ply + 1, False)
+            score = -negamax(s, depth - 1 - R, -beta, -beta + 1, ply + 1, False, not cut_node)
             unmake_null(pos)
             if s.stopped:
                 return 0
@@ -210,7 +215,7 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
                 if depth < 10:
                     return score
                 # Deep nodes: verify with a real search (no null move) before trusting it.
-                if negamax(s, depth - 1 - R, beta - 1, beta, ply, False) >= beta:
+                if negamax(s, depth - 1 - R, beta - 1, beta, ply, False, cut_node) >= beta:
                     return score
 
     # Internal iterative reduction: with no move from the table, this node is
@@ -219,6 +224,7 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
         depth -= 1
 
     picker_init(&picker, s, tt_move, ply, depth, False)
+    picker.net_allowed = is_pv or cut_node or not s.opt.nmm_cut_nodes_only
     while True:
         m = picker_next(&picker, s, ply)
         if m == 0:
@@ -238,18 +244,18 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
             continue                    # futility pruning: a quiet move cannot catch up
         new_depth = depth - 1
         if searched == 0:
-            score = -negamax(s, new_depth, -beta, -alpha, ply + 1, True)
+            score = -negamax(s, new_depth, -beta, -alpha, ply + 1, True, not is_pv and not cut_node)
         else:
             r = 0
             if s.opt.lmr and depth >= 3 and not noisy and not check and not gives_check:
                 r = LMR_TABLE[min(depth, 63)][min(searched, 63)]
                 r += (0 if improving else 1) - (1 if is_pv else 0) - (1 if killer else 0)
                 r = max(0, min(r, new_depth - 1))
-            score = -negamax(s, new_depth - r, -alpha - 1, -alpha, ply + 1, True)
+            score = -negamax(s, new_depth - r, -alpha - 1, -alpha, ply + 1, True, is_pv or not cut_node)
             if score > alpha and r > 0:
-                score = -negamax(s, new_depth, -alpha - 1, -alpha, ply + 1, True)
+                score = -negamax(s, new_depth, -alpha - 1, -alpha, ply + 1, True, is_pv or not cut_node)
             if alpha < score < beta:
-                score = -negamax(s, new_depth, -beta, -alpha, ply + 1, True)
+                score = -negamax(s, new_depth, -beta, -alpha, ply + 1, True, False)
         unmake_move(pos)
         if s.stopped:
             return 0
@@ -296,11 +302,11 @@ cdef int search_root(Search* s, int depth, int alpha, int beta) noexcept nogil:
             report_currmove(s, rm.move, i + 1)
         make_move(pos, rm.move)
         if i == s.pv_index:
-            score = -negamax(s, depth - 1, -beta, -alpha, 1, True)
+            score = -negamax(s, depth - 1, -beta, -alpha, 1, True, False)
         else:
-            score = -negamax(s, depth - 1, -alpha - 1, -alpha, 1, True)
+            score = -negamax(s, depth - 1, -alpha - 1, -alpha, 1, True, True)
             if alpha < score < beta:
-                score = -negamax(s, depth - 1, -beta, -alpha, 1, True)
+                score = -negamax(s, depth - 1, -beta, -alpha, 1, True, False)
         unmake_move(pos)
         if s.stopped:
             break

@@ -61,6 +61,7 @@ cdef class Searcher:
         self.s.opt.tt_cutoffs = True
         self.s.opt.aspiration = True
         self.s.opt.nmm_min_depth = 0
+        self.s.opt.nmm_cut_nodes_only = True
         self.s.opt.hhweight = 500.0
         self.s.opt.adaptive = False
         self.s.opt.beta_nn = 0.1
@@ -200,7 +201,7 @@ cdef class Searcher:
                   null_move: bool | None = None, lmr: bool | None = None,
                   futility: bool | None = None, tt_cutoffs: bool | None = None,
                   aspiration: bool | None = None, nmm_min_depth: int | None = None,
-                  hhweight: float | None = None, adaptive: bool | None = None,
+                  nmm_cut_nodes_only: bool | None = None, hhweight: float | None = None, adaptive: bool | None = None,
                   beta_nn: float | None = None, beta_hh: float | None = None) -> None:
         """Set search options; None leaves one as it is."""
         if ordering is not None:
@@ -219,6 +220,8 @@ cdef class Searcher:
             self.s.opt.aspiration = aspiration
         if nmm_min_depth is not None:
             self.s.opt.nmm_min_depth = nmm_min_depth
+        if nmm_cut_nodes_only is not None:
+            self.s.opt.nmm_cut_nodes_only = nmm_cut_nodes_only
         if hhweight is not None:
             if not hhweight > 0:
                 raise ValueError("the history weight must be positive")

@@ -21,6 +21,7 @@ ctypedef struct SearchOptions:
     bint tt_cutoffs         # return TT scores at non-PV nodes
     bint aspiration
     int nmm_min_depth       # below this remaining depth the net is not asked (history instead)
+    bint nmm_cut_nodes_only # ask the net at PV and expected cut nodes only, not at expected all-nodes
     double hhweight         # history weight of the weighted combination (its start when adaptive)
     bint adaptive           # adapt hhweight on nn-misses and hh-misses
     double beta_nn          # added to hhweight on an nn-miss
@@ -90,6 +91,7 @@ ctypedef struct Picker:
     Move killers[2]
     int killer_index
     bint captures_only          # quiescence: good captures and nothing else
+    bint net_allowed            # the node may order its quiet moves by the net
     Move bad[MAX_MOVES]
     int n_bad
 

@@ -85,9 +85,9 @@ def run_all(tasks: list[Task], jobs: int) -> list[tuple[Task, dict]]:
 
 
 def ordering_study(sets: Path, net: Path, out: Path, positions: int, depth: int, seed: int,
-                   jobs: int, min_depth: int, suffix: str = "") -> list[dict]:
+                   jobs: int, min_depth: int, suffix: str = "", cut_only: bool = True) -> list[dict]:
     """Every mode on every test set; writes ordering{suffix}.csv/.png and overhead{suffix}.csv."""
-    tasks = [Task(name, mode, {**config, "nmm_min_depth": min_depth},
+    tasks = [Task(name, mode, {**config, "nmm_min_depth": min_depth, "nmm_cut_nodes_only": cut_only},
                   test_positions(sets, name, positions, seed), depth, str(net))
              for name in TEST_SETS for mode, config in MODES.items()]
     rows = []
@@ -118,14 +118,15 @@ def ordering_study(sets: Path, net: Path, out: Path, positions: int, depth: int,
 
 
 def hhweight_sweep(sets: Path, net: Path, out: Path, positions: int, depth: int, seed: int,
-                   jobs: int, weights: list[float], min_depth: int) -> list[dict]:
+                   jobs: int, weights: list[float], min_depth: int, cut_only: bool = True) -> list[dict]:
     tasks = []
     for name in TEST_SETS:
         fens = test_positions(sets, name, positions, seed)
         tasks.append(Task(name, "history", {"ordering": "history"}, fens, depth, str(net)))
         for w in weights:
             tasks.append(Task(name, f"w{w:g}", {"ordering": "weighted", "hhweight": w,
-                                                "nmm_min_depth": min_depth}, fens, depth, str(net)))
+                                                "nmm_min_depth": min_depth,
+                                                "nmm_cut_nodes_only": cut_only}, fens, depth, str(net)))
     results = run_all(tasks, jobs)
     totals: dict[tuple[str, int], list[float]] = {}
     for task, result in results:
