@@ -257,7 +257,7 @@ def study() -> None:
               help="Per test set (fewer: ratios move by a few points between samples).")
 @click.option("--depth", type=int, default=9, show_default=True)
 @click.option("--deep", is_flag=True, help="Depth 11, into ordering_deep.csv/.png (slow).")
-@click.option("--min-depth", type=int, default=2, show_default=True, help="NMMMinDepth for the net modes.")
+@click.option("--min-depth", type=int, default=1, show_default=True, help="NMMMinDepth for the net modes.")
 @click.option("--cut-nodes-only/--all-nodes", default=True, show_default=True,
               help="Ask the net at PV and expected cut nodes only (NMMCutNodesOnly).")
 @click.option("--sweep/--no-sweep", default=True, show_default=True, help="Also the history-weight sweep.")
