@@ -114,19 +114,23 @@ def check_suites(paths: Iterable[Path], max_nodes: int | None = None, jobs: int 
                 tasks.append((fen, counts, max_nodes, is_chess960_suite(path), hash_mb))
                 keys.append(key)
     total = SuiteResult()
-    if jobs <= 1:
-        results: Iterable[SuiteResult] = map(_check_args, tasks)
-    else:
-        pool = ProcessPoolExecutor(jobs)
-        results = pool.map(_check_args, tasks, chunksize=1)
+    pool = ProcessPoolExecutor(jobs) if jobs > 1 else None
+    results: Iterable[SuiteResult] = (pool.map(_check_args, tasks, chunksize=1) if pool
+                                      else map(_check_args, tasks))
     if progress:
         from tqdm import tqdm
         results = tqdm(results, total=len(tasks), unit="pos")
     out = open(log, "a") if log is not None else None
-    for key, r in zip(keys, results):
-        total.add(r)
+    try:
+        for key, r in zip(keys, results):
+            total.add(r)
+            if out is not None:
+                status = "MISMATCH" if r.mismatches else "ok"
+                out.write(f"{status}\t{key[0]}\t{key[1]}\t{r.checks}\t{r.nodes}\n")
+                out.flush()
+    finally:
         if out is not None:
-            status = "MISMATCH" if r.mismatches else "ok"
-            out.write(f"{status}\t{key[0]}\t{key[1]}\t{r.checks}\t{r.nodes}\n")
-            out.flush()
+            out.close()
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)   # before exit, or its pipes close under it
     return total
