@@ -28,6 +28,7 @@ NETS_DIR = REPO / "nets"
 DEFAULT_NMM = NETS_DIR / "nmm.npz"
 NMM_ENCODINGS = {"paper385": 385, "planes769": 769, "mirrored768": 768, "context960": 960}
 NMM_OUTPUTS = 1792
+DEFAULT_HHWEIGHT = 0.01     # for a net whose header suggests no history weight
 
 
 class NetError(ValueError):
@@ -42,8 +43,9 @@ class NmmNet:
     info: dict = field(default_factory=dict)   # training data, accuracy, score spread, ...
 
     @property
-    def suggested_hhweight(self) -> float | None:
-        return self.info.get("suggested_hhweight")
+    def suggested_hhweight(self) -> float:
+        """The history weight the trainer derived from the scores' spread."""
+        return self.info.get("suggested_hhweight") or DEFAULT_HHWEIGHT
 
 
 def save_nmm(net: NmmNet, path: Path) -> None:

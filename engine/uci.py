@@ -189,8 +189,8 @@ class Uci:
 
     def _load_nmm(self, path: str) -> None:
         """Load the Neural MoveMap; on any problem say so and order by history."""
-        from engine.nets import NetError, load_nmm     # numpy: not before uciok
-        self._nmm_info: dict = {}
+        from engine.nets import DEFAULT_HHWEIGHT, NetError, load_nmm  # numpy: not before uciok
+        self._suggested_hhweight = DEFAULT_HHWEIGHT
         resolved = Path(path).expanduser()
         if not resolved.is_absolute() and not resolved.exists():
             resolved = REPO / resolved          # GUIs start engines in any directory
@@ -201,17 +201,16 @@ class Uci:
             self.info_string(f"NMMFile: {e}; move ordering falls back to history")
             return
         self.searcher.set_nmm(net.encoding, net.weights, net.bias)
-        self._nmm_info = net.info
+        self._suggested_hhweight = net.suggested_hhweight
         self._apply_hhweight()
 
     def _apply_hhweight(self) -> None:
         """HistoryWeight is in millionths (UCI spins are integers, and useful
         weights lie near 0.001-0.01); 0 means the weight the net's file
-        suggests (0.01 if it suggests none)."""
+        suggests (engine.nets.DEFAULT_HHWEIGHT if it suggests none)."""
+        searcher = self.searcher        # created with the net (and its suggestion) on first use
         micro = self.options["HistoryWeight"]
-        weight = micro / 1e6 if micro else (getattr(self, "_nmm_info", {}) or {}).get(
-            "suggested_hhweight") or 0.01
-        self.searcher.configure(hhweight=float(weight))
+        searcher.configure(hhweight=micro / 1e6 if micro else self._suggested_hhweight)
 
     def _set_chess960(self, value: bool) -> None:
         self.board.chess960 = value

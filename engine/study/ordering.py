@@ -22,7 +22,7 @@ import numpy as np
 
 from engine._core import Board, Searcher
 from engine.data.patterns import PatternSet
-from engine.nets import load_nmm
+from engine.nets import NmmNet, load_nmm
 
 TEST_SETS = ("A30", "B84", "D85", "E97")
 MODES = {
@@ -52,15 +52,21 @@ def test_positions(sets: Path, name: str, count: int, seed: int) -> list[str]:
     return [patterns.fen(int(i)) for i in pick]
 
 
+def configured_searcher(net: NmmNet | None, config: dict, hash_mb: int = 16) -> Searcher:
+    """A Searcher with ``net`` loaded and ``config`` applied; a missing or zero
+    ``hhweight`` means the net's suggestion."""
+    searcher = Searcher(hash_mb)
+    if net is not None:
+        searcher.set_nmm(net.encoding, net.weights, net.bias)
+        searcher.configure(hhweight=float(config.get("hhweight") or net.suggested_hhweight))
+    searcher.configure(**{k: v for k, v in config.items() if k != "hhweight"})
+    return searcher
+
+
 def run_task(task: Task) -> dict[int, list[float]]:
     """{depth: [nodes, seconds]} summed over the task's positions."""
-    searcher = Searcher(task.hash_mb)
-    if task.net_path:
-        net = load_nmm(Path(task.net_path))
-        searcher.set_nmm(net.encoding, net.weights, net.bias)
-        weight = task.config.get("hhweight") or net.suggested_hhweight or 0.01
-        searcher.configure(hhweight=float(weight))
-    searcher.configure(**{k: v for k, v in task.config.items() if k != "hhweight"})
+    net = load_nmm(Path(task.net_path)) if task.net_path else None
+    searcher = configured_searcher(net, task.config, task.hash_mb)
     totals: dict[int, list[float]] = {}
     for fen in task.fens:
         searcher.clear()
@@ -152,13 +158,7 @@ def overhead_study(sets: Path, net: Path, out: Path, positions: int, depth: int,
     import time
 
     nmm = load_nmm(net)
-    searchers = {}
-    for mode, config in modes.items():
-        searcher = Searcher(16)
-        searcher.set_nmm(nmm.encoding, nmm.weights, nmm.bias)
-        searcher.configure(hhweight=float(config.get("hhweight") or nmm.suggested_hhweight or 0.01),
-                           **{k: v for k, v in config.items() if k != "hhweight"})
-        searchers[mode] = searcher
+    searchers = {mode: configured_searcher(nmm, config) for mode, config in modes.items()}
     fens = [f for name in TEST_SETS for f in test_positions(sets, name, positions, seed)]
     rounds: dict[str, list[tuple[float, float]]] = {mode: [] for mode in modes}
     for _ in range(repeats):
