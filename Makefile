@@ -8,7 +8,7 @@ JOBS   ?= 2
 DEPS   := $(VENV)/.deps-installed
 CORE   := build/.core-built
 
-.PHONY: run build test test-all perft-full bench-perft bench wac forfeits matches ablation clean
+.PHONY: run build test test-all perft-full bench-perft bench wac fuzz soak matches ablation clean
 
 DATA   ?= $(or $(NMM_DATA),../shared/data)
 
@@ -39,10 +39,17 @@ bench: build
 wac: build
 	$(PY) -m engine.cli suite $(DATA)/testsuites/wac.epd --movetime 1 | tee reports/wac.log
 
-# No time forfeits or illegal moves: 200 fast games against itself.
-forfeits: build
-	$(PY) -m engine.cli match nmm nmm --games 200 --tc 1+0.01 --no-adjudicate --seed 3 \
-	    --pgn reports/forfeits.pgn | tee reports/forfeits.log
+# The protocol fuzzer, long: 100,000 random and mutated lines (a short run is in `make test`).
+fuzz: build
+	$(PY) -m engine.cli fuzz --lines 100000 --seed 1 --report reports/fuzz.txt
+
+# The soak: 2,000 games at 1+0.01 against itself, then 200 with pondering;
+# crashes, hangs, illegal moves and time forfeits are counted (all must be 0).
+soak: build
+	$(PY) -m engine.cli match nmm nmm --games 2000 --tc 1+0.01 --no-adjudicate --seed 21 \
+	    --pgn reports/soak.pgn | tee reports/soak.log
+	$(PY) -m engine.cli match nmm nmm --games 200 --tc 1+0.01 --no-adjudicate --seed 22 --ponder \
+	    --pgn reports/soak_ponder.pgn | tee reports/soak_ponder.log
 
 matches: build
 	$(PY) -m engine.cli match nmm gnuchess --games 100 --tc 10+0.1 --seed 4 \

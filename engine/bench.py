@@ -41,11 +41,17 @@ POSITIONS = [
 
 
 def run_bench(depth: int = DEFAULT_DEPTH, hash_mb: int = 16,
-              on_position: Callable[[int, str, dict], None] | None = None) -> tuple[int, float]:
-    """Search every position to ``depth``; return (total nodes, seconds)."""
+              on_position: Callable[[int, str, dict], None] | None = None,
+              stopped: Callable[[], bool] = lambda: False) -> tuple[int, float]:
+    """Search every position to ``depth``; return (total nodes, seconds).
+
+    ``stopped`` is asked before each position: once it says True the rest
+    are skipped (the total is then no signature)."""
     searcher = Searcher(hash_mb)
     total, elapsed = 0, 0.0
     for i, fen in enumerate(POSITIONS):
+        if stopped():
+            break
         searcher.clear()
         start = time.perf_counter()
         result = searcher.search(Board(fen), depth=depth)

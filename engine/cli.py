@@ -141,8 +141,9 @@ def suite(epd: str, movetime: float, limit: int | None, engine_spec: str) -> Non
 @click.option("--concurrency", type=int, default=1, show_default=True)
 @click.option("--adjudicate/--no-adjudicate", default=True, show_default=True)
 @click.option("--pgn", type=click.Path(dir_okay=False), default=None, help="Write the games here.")
+@click.option("--ponder", is_flag=True, help="Both engines think on the opponent's time.")
 def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | None, seed: int,
-          concurrency: int, adjudicate: bool, pgn: str | None) -> None:
+          concurrency: int, adjudicate: bool, pgn: str | None, ponder: bool) -> None:
     """Play ENGINE_A against ENGINE_B, e.g. nmm stockfish:UCI_LimitStrength=true,UCI_Elo=2000."""
     from engine.perft import data_dir
     from engine.tools.engines import parse_spec
@@ -161,7 +162,8 @@ def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | Non
         if pgn_file:
             pgn_file.write(game.pgn + "\n\n")
             pgn_file.flush()
-    summary = run_match(a, b, boards, float(base), float(inc or 0), concurrency, adjudicate, on_game)
+    summary = run_match(a, b, boards, float(base), float(inc or 0), concurrency, adjudicate, on_game,
+                        ponder)
     click.echo(report(a, b, float(base), float(inc or 0), summary, adjudicate))
 
 
@@ -172,6 +174,37 @@ def latency(trials: int) -> None:
     from engine.tools.latency import measure
     for what, (median, worst) in measure(trials).items():
         click.echo(f"{what:8} median {median:7.1f} ms   worst {worst:7.1f} ms")
+
+
+@main.command()
+@click.option("--lines", type=int, default=5000, show_default=True, help="Lines to send.")
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--engine", "engine_spec", default="nmm", show_default=True,
+              help="Engine spec (see match): any UCI engine can be fuzzed.")
+@click.option("--hang-guard", type=float, default=30.0, show_default=True,
+              help="Seconds past a limit (or a stop) after which a missing answer is a hang.")
+@click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None,
+              help="Also write the summary here.")
+def fuzz(lines: int, seed: int, engine_spec: str, hang_guard: float, report_path: str | None) -> None:
+    """Random and mutated UCI lines at the engine; exit 1 on any failure.
+
+    \b
+    After every line: isready must be answered; every go must get exactly one
+    bestmove; every move named (bestmove, ponder, pv, currmove) must be legal;
+    no crash, no stderr. isready latency and late answers are reported.
+    """
+    from tqdm import tqdm
+
+    from engine.tools.engines import parse_spec
+    from engine.tools.fuzz import Fuzzer
+    spec = parse_spec(engine_spec)
+    with tqdm(total=lines, unit="line", disable=None) as bar:
+        report = Fuzzer(spec.command, seed, hang_guard).run(lines, progress=bar.update)
+    text = f"nmm-chess fuzz --lines {lines} --seed {seed} --engine {engine_spec}\n{report.summary()}"
+    click.echo(text)
+    if report_path:
+        Path(report_path).write_text(text + "\n")
+    sys.exit(1 if report.failures else 0)
 
 
 @main.group()

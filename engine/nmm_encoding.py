@@ -108,4 +108,8 @@ def encode_outputs(patterns: PatternSet, encoding: str) -> np.ndarray:
     if encoding in MIRRORED:
         frm ^= 56 * stm
         to ^= 56 * stm
-    return OUTPUT_INDEX[frm, to]
+    outputs = OUTPUT_INDEX[frm, to]
+    if (outputs < 0).any():         # numpy would read -1 as the last output
+        bad = int(np.argmax(outputs < 0))
+        raise ValueError(f"move {frm[bad]}-{to[bad]} has no net output")
+    return outputs

@@ -1,5 +1,7 @@
 """How long to think: a soft limit (no new iteration after it) and a hard one.
 
+Times are in milliseconds of the side to move's clock.
+
 >>> allot(time_ms=60_000, inc_ms=0, movestogo=None, overhead_ms=30)
 (1713.4, 8567.0)
 >>> allot(time_ms=1_000, inc_ms=10, movestogo=None, overhead_ms=50)
@@ -35,7 +37,11 @@ def allot(time_ms: float, inc_ms: float, movestogo: int | None,
     return max(soft, 1.0), max(hard, 1.0)
 
 
-def movetime_limits(movetime_ms: float, overhead_ms: float) -> tuple[float, float]:
-    """A fixed time per move: both limits at the time, less the overhead."""
-    t = max(movetime_ms - overhead_ms, 1.0)
-    return t, t
+def movetime_limits(movetime_ms: float, overhead_ms: float) -> tuple[None, float]:
+    """A fixed time per move (``go movetime``): no soft limit, so that the
+    search uses all of it, and a hard stop at the time less the overhead.
+
+    >>> movetime_limits(1000, 50)
+    (None, 950)
+    """
+    return None, max(movetime_ms - overhead_ms, 1)

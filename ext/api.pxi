@@ -48,6 +48,20 @@ cdef class Board:
         self.pos.chess960 = bool(value)
 
     @property
+    def standard_castling(self) -> bool:
+        """Every castling right is a king on e1/e8 with a rook in the corner:
+        castling can be written e1g1 without ambiguity."""
+        cdef int right, color
+        for right in (WK, WQ, BK, BQ):
+            if not (self.pos.castling & right):
+                continue
+            color = WHITE if right in (WK, WQ) else BLACK
+            if self.pos.king[color] != relative_sq(color, 4) or \
+                    self.pos.castle_rook[castle_index(right)] != relative_sq(color, 7 if right in (WK, BK) else 0):
+                return False
+        return True
+
+    @property
     def turn(self) -> str:
         """'w' or 'b'."""
         return "wb"[self.pos.stm]
@@ -80,7 +94,7 @@ cdef class Board:
         """The legal move a UCI string names; 0 if none.
 
         Castling is accepted both as e1g1 and as king-takes-rook (e1h1), in
-        either mode. No strings are built: this runs for every move of every
+        either mode, and the promotion letter in either case. No strings are built: this runs for every move of every
         ``position`` command.
         """
         cdef Move moves[MAX_MOVES]
@@ -92,9 +106,9 @@ cdef class Board:
         frm = FILE_CHARS.index(uci[0]) + 8 * (ord(uci[1]) - ord("1"))
         to = FILE_CHARS.index(uci[2]) + 8 * (ord(uci[3]) - ord("1"))
         if len(uci) == 5:
-            if uci[4] not in "nbrq":
+            if uci[4] not in "nbrqNBRQ":        # some GUIs send e7e8Q
                 return 0
-            promo = "nbrq".index(uci[4]) + KNIGHT
+            promo = "nbrq".index(uci[4].lower()) + KNIGHT
         n = generate_moves(&self.pos, moves, GEN_ALL)
         for i in range(n):
             m = moves[i]
@@ -134,16 +148,21 @@ cdef class Board:
         byte triples, castling rights (WK 1, WQ 2, BK 4, BQ 8), the en-passant
         square or -1, the 50-move counter, and the last move's to-square (or
         -1 if it is not known). Castling moves are given as the
-        king's from and destination squares; promotion is 0 or the piece type
+        king's from and destination squares (the rook's, in Chess960, when
+        the king does not move: the same pair the net scores it by); promotion is 0 or the piece type
         (1 knight .. 4 queen)."""
         cdef Move moves[MAX_MOVES]
-        cdef int n = generate_moves(&self.pos, moves, GEN_ALL), i, frm, to
+        cdef int n = generate_moves(&self.pos, moves, GEN_ALL), i, frm, to, right
         cdef bytearray legal = bytearray(3 * n)
         for i in range(n):
             frm = move_from(moves[i])
             to = move_to(moves[i])
             if move_flag(moves[i]) == F_CASTLE:
-                to = castle_king_to((WK if to > frm else WQ) << (2 * self.pos.stm))
+                right = (WK if to > frm else WQ) << (2 * self.pos.stm)
+                if castle_king_to(right) != frm:
+                    to = castle_king_to(right)
+                else:
+                    frm, to = to, castle_rook_to(right)    # the king stays: the rook's pair
             legal[3 * i] = frm
             legal[3 * i + 1] = to
             legal[3 * i + 2] = promo_type(moves[i]) if move_flag(moves[i]) >= F_PROMO else 0

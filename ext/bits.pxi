@@ -50,7 +50,13 @@ cdef enum:
     BQ = 8
 
 cdef enum:
-    MAX_MOVES = 256       # more than the 218 legal moves of any position
+    # Room for every legal move of any position set_fen accepts. It checks the
+    # piece counts a game can reach (at most 16 pieces and 8 pawns a side, one
+    # promotion per missing pawn), so the most a side can have is a king,
+    # nine queens, two rooks, two bishops and two knights: at most
+    # 8 + 2 (castling) + 9 * 27 + 2 * 14 + 2 * 13 + 2 * 8 = 323 moves. The
+    # proven maximum for positions reachable in a game is 218.
+    MAX_MOVES = 324
     MAX_PLY = 128         # deepest search ply; the history keeps room for it
 
 

@@ -50,11 +50,32 @@ cdef void set_castling_from_fen(Position* pos, str field) except *:
         add_castling_right(pos, right, rsq)
 
 
+cdef void check_piece_counts(const Position* p, int color) except *:
+    """Raise ValueError unless a game could have left ``color`` with these
+    pieces: at most 16, at most 8 pawns, and no more promoted pieces (a third
+    knight, a second queen, ...) than pawns gone. Move buffers are sized by
+    this rule (MAX_MOVES), so it is a safety check, not a nicety."""
+    cdef int pawns = popcount(p.pieces[PAWN + 6 * color]), promoted = 0, ptype, n, start
+    name = "white" if color == WHITE else "black"
+    if popcount(p.occ[color]) > 16:
+        raise ValueError(f"{name} has {popcount(p.occ[color])} pieces; a side has at most 16")
+    if pawns > 8:
+        raise ValueError(f"{name} has {pawns} pawns; a side has at most 8")
+    for ptype, start in ((KNIGHT, 2), (BISHOP, 2), (ROOK, 2), (QUEEN, 1)):
+        n = popcount(p.pieces[ptype + 6 * color])
+        if n > start:
+            promoted += n - start
+    if promoted > 8 - pawns:
+        raise ValueError(f"{name} has {promoted} promoted pieces but only {8 - pawns} pawns "
+                         f"could have promoted")
+
+
 cdef void set_fen(Position* pos, str fen) except *:
     """Parse a FEN (4 to 6 fields) into ``pos``; raise ValueError if it is broken.
 
-    The check that matters for the engine's safety: one king each, no pawn on
-    the first or last rank, and the side not to move is not in check.
+    The checks that matter for the engine's safety: one king each, piece
+    counts a game can reach (check_piece_counts), no pawn on the first or
+    last rank, and the side not to move is not in check.
     """
     cdef Position p
     cdef int sq, rank, file, i
@@ -87,6 +108,8 @@ cdef void set_fen(Position* pos, str fen) except *:
         p.king[i] = lsb(kings)
     if (p.pieces[PAWN] | p.pieces[PAWN + 6]) & (RANK_1_BB | (RANK_1_BB << 56)):
         raise ValueError("pawn on the first or last rank")
+    for i in range(2):
+        check_piece_counts(&p, i)
 
     if fields[1] not in ("w", "b"):
         raise ValueError(f"side to move must be w or b, not {fields[1]!r}")

@@ -119,11 +119,16 @@ cdef inline int last_move_to(const Position* pos) noexcept nogil:
 
 
 cdef inline int nmm_output(const Position* pos, int encoding, Move m) noexcept nogil:
-    """The output scoring ``m``: its from-to pair (castling: the king's two squares;
-    promotions share the pawn's pair), flipped for Black in the mirrored encoding."""
-    cdef int frm = move_from(m), to = move_to(m)
+    """The output scoring ``m``: its from-to pair (castling: the king's two squares,
+    or the rook's when the king stays, as Chess960 allows; promotions share
+    the pawn's pair), flipped for Black in the mirrored encoding."""
+    cdef int frm = move_from(m), to = move_to(m), right
     if move_flag(m) == F_CASTLE:
-        to = castle_king_to((WK if to > frm else WQ) << (2 * pos.stm))
+        right = (WK if to > frm else WQ) << (2 * pos.stm)
+        if castle_king_to(right) != frm:
+            to = castle_king_to(right)
+        else:
+            frm, to = to, castle_rook_to(right)
     if (encoding == ENC_MIRRORED or encoding == ENC_CONTEXT) and pos.stm == BLACK:
         frm ^= 56
         to ^= 56

@@ -367,6 +367,8 @@ cdef void iterative_deepening(Search* s) noexcept nogil:
     init_root_moves(s)
     if s.n_root == 0:
         return
+    # The root's own evaluation: the "improving" test at ply 2 compares with it.
+    s.static_eval[0] = NO_SCORE if in_check(&s.pos) else evaluate(&s.pos, NULL)
     lines = s.opt.multipv if s.opt.multipv < s.n_root else s.n_root
     for depth in range(1, s.limits.depth + 1):
         s.root_depth = depth

@@ -21,6 +21,14 @@ cdef void report_currmove(Search* s, Move m, int number) noexcept nogil:
         (<Searcher>s.owner)._report_currmove(m, number)
 
 
+MAX_DEPTH = MAX_PLY - 8     # the deepest iteration a search may ask for
+
+
+def monotonic_ms() -> float:
+    """The clock the search measures time by (``start_ms`` and ``ponderhit``)."""
+    return now_ms()
+
+
 cdef int uci_score(int score):
     """Moves to mate (UCI's ``score mate N``) for mate scores, else 0."""
     if score >= MATE_BOUND:
@@ -86,21 +94,26 @@ cdef class Searcher:
     # --- configuration -------------------------------------------------------
 
     def set_hash(self, megabytes: int) -> None:
-        """Resize (and clear) the table; MemoryError leaves a 1 MB table."""
-        if not tt_resize(&self.tt, megabytes):
-            tt_resize(&self.tt, 1)
+        """Resize (and clear) the table; MemoryError keeps the old table as it was."""
+        cdef size_t mb = megabytes
+        cdef int ok
+        with nogil:
+            ok = tt_resize(&self.tt, mb)
+        if not ok:
             raise MemoryError(f"cannot allocate {megabytes} MB of hash")
 
     def clear(self) -> None:
         """Forget everything learnt: table, history, killers (``ucinewgame``)."""
-        tt_clear(&self.tt)
+        with nogil:
+            tt_clear(&self.tt)
         memset(self.s.nmm_cache, 0, NMM_CACHE_SIZE * sizeof(NmmCacheEntry))
         memset(self.s.history, 0, sizeof(self.s.history))
         memset(self.s.killers, 0, sizeof(self.s.killers))
         self.s.hhupdate = 0
 
     def clear_hash(self) -> None:
-        tt_clear(&self.tt)
+        with nogil:
+            tt_clear(&self.tt)
 
     def set_nmm(self, encoding: str, weights, bias) -> None:
         """Load a Neural MoveMap: ``weights`` as N_OUTPUTS rows of the encoding's
@@ -242,33 +255,48 @@ cdef class Searcher:
     def search(self, Board board, *, depth: int | None = None, nodes: int | None = None,
                soft_ms: float | None = None, hard_ms: float | None = None,
                mate: int | None = None, searchmoves: list[str] | None = None,
-               ponder: bool = False, on_info=None, on_currmove=None) -> dict:
+               ponder: bool = False, start_ms: float | None = None, on_info=None,
+               on_currmove=None) -> dict:
         """Search ``board`` until a limit is reached (or ``stop``); return the result.
 
-        ``on_info(dict)`` is called after every iteration for every MultiPV
-        line (and on aspiration failures after a second); ``on_currmove(depth,
-        move, number)`` for each root move after a second. The result holds
-        ``bestmove`` and ``ponder`` (UCI strings or None), ``score``, ``mate``,
-        ``depth``, ``nodes`` and ``time_ms``.
+        The same as ``begin(...)`` then ``run(on_info, on_currmove)``.
+        """
+        self.begin(board, depth=depth, nodes=nodes, soft_ms=soft_ms, hard_ms=hard_ms, mate=mate,
+                   searchmoves=searchmoves, ponder=ponder, start_ms=start_ms)
+        return self.run(on_info, on_currmove)
+
+    def begin(self, Board board, *, depth: int | None = None, nodes: int | None = None,
+              soft_ms: float | None = None, hard_ms: float | None = None,
+              mate: int | None = None, searchmoves: list[str] | None = None,
+              ponder: bool = False, start_ms: float | None = None) -> None:
+        """Set up a search of ``board``; ``run`` carries it out.
+
+        Limits left None do not apply; ``depth`` is clamped to 1..MAX_DEPTH,
+        ``mate`` (moves) to MAX_DEPTH // 2. ``soft_ms``: no new iteration after
+        it; ``hard_ms``: stop there, both counted from ``start_ms`` (the
+        ``monotonic_ms`` clock; default now) and not while ``ponder`` holds
+        (until ``ponderhit``). ``searchmoves``: the root moves to consider, in
+        either castling notation; when none of them is legal, all are.
+        Apart from the two calls the UCI layer makes between begin and run
+        (``ponderhit``, the stop flag), nothing may touch the searcher until
+        run returns.
         """
         cdef Search* s = self.s
-        cdef Move moves[MAX_MOVES]
-        cdef int n, i
+        cdef Move m
         s.pos = board.pos
         if s.pos.hist_len > HISTORY_CAP - MAX_PLY - 8:
             compact_history(&s.pos)
-        s.limits.depth = max(1, min(depth or MAX_PLY - 8, MAX_PLY - 8))
-        s.limits.nodes = max(0, nodes or 0)
+        s.limits.depth = max(1, min(depth or MAX_DEPTH, MAX_DEPTH))
+        s.limits.nodes = max(0, min(nodes or 0, 2**63))
         s.limits.soft_ms = max(0.0, soft_ms or 0.0)
         s.limits.hard_ms = max(0.0, hard_ms or 0.0)
-        s.limits.mate = max(0, mate or 0)
+        s.limits.mate = max(0, min(mate or 0, MAX_DEPTH // 2))
         s.limits.n_searchmoves = 0
-        if searchmoves:
-            n = generate_moves(&s.pos, moves, GEN_ALL)
-            for i in range(n):
-                if move_to_uci(&s.pos, moves[i]) in searchmoves:
-                    s.limits.searchmoves[s.limits.n_searchmoves] = moves[i]
-                    s.limits.n_searchmoves += 1
+        for uci in searchmoves or ():
+            m = board._parse(uci)
+            if m and not contains(s.limits.searchmoves, 0, s.limits.n_searchmoves, m):
+                s.limits.searchmoves[s.limits.n_searchmoves] = m
+                s.limits.n_searchmoves += 1
         s.pondering = ponder
         s.stopped = 0
         s.nodes = 0
@@ -281,18 +309,34 @@ cdef class Searcher:
         s.hh_misses = 0
         self.tt.generation = (self.tt.generation + 1) & 0xFF
         memset(s.killers, 0, sizeof(s.killers))
+        s.start_ms = now_ms() if start_ms is None else start_ms
+
+    def run(self, on_info=None, on_currmove=None) -> dict:
+        """Carry out the search ``begin`` set up, with the GIL released.
+
+        ``on_info(dict)`` is called after every iteration for every MultiPV
+        line (and on aspiration failures after a second); ``on_currmove(depth,
+        move, number)`` for each root move after a second. The result holds
+        ``bestmove`` and ``ponder`` (UCI strings or None), ``score``, ``mate``,
+        ``depth`` (the last completed iteration), ``nodes``, ``time_ms`` and
+        ``line``: the report of the move played as on_info gives it, for a
+        final ``info`` when a stopped iteration changed the move (None when
+        there is no move).
+        """
         self.on_info = on_info
         self.on_currmove = on_currmove
-        s.start_ms = now_ms()
-        with nogil:
-            iterative_deepening(s)
-        self.on_info = None
-        self.on_currmove = None
+        try:
+            with nogil:
+                iterative_deepening(self.s)
+        finally:
+            self.on_info = None
+            self.on_currmove = None
         return self._result()
 
-    def ponderhit(self) -> None:
-        """The opponent played the expected move: from now on, the clock counts."""
-        self.s.start_ms = now_ms()
+    def ponderhit(self, at_ms: float | None = None) -> None:
+        """The opponent played the expected move: the clock counts from
+        ``at_ms`` (when ponderhit arrived; default now)."""
+        self.s.start_ms = now_ms() if at_ms is None else at_ms
         self.s.pondering = 0
 
     # --- what the search reports ---------------------------------------------
@@ -333,7 +377,7 @@ cdef class Searcher:
         cdef RootMove* rm = &self.s.root[0]
         if self.s.n_root == 0:
             return {"bestmove": None, "ponder": None, "score": 0, "mate": None,
-                    "depth": 0, "nodes": self.s.nodes, "time_ms": 0}
+                    "depth": 0, "nodes": self.s.nodes, "time_ms": 0, "line": None}
         cdef int score = rm.prev_score if rm.prev_score != -INFINITE else rm.score
         return {
             "bestmove": move_to_uci(&self.s.pos, rm.move),
@@ -343,6 +387,7 @@ cdef class Searcher:
             "depth": self.s.completed_depth,
             "nodes": self.s.nodes,
             "time_ms": int(now_ms() - self.s.start_ms),
+            "line": self._line(0),
         }
 
     # --- evaluation ------------------------------------------------------------

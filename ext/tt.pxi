@@ -2,7 +2,7 @@
 # always replaced, sized by the Hash option. Mate scores are stored relative
 # to the node (not the root) so that they stay right at any distance.
 
-from libc.stdlib cimport malloc, free
+from libc.stdlib cimport calloc, malloc, free
 from libc.string cimport memset
 
 cdef enum:
@@ -38,17 +38,20 @@ ctypedef struct TTable:
 
 
 cdef int tt_resize(TTable* tt, size_t megabytes) noexcept nogil:
-    """Allocate the largest power-of-two table that fits; 0 if out of memory."""
+    """Replace the table by the largest power-of-two one that fits, empty.
+    Returns 0, and keeps the old table as it was, if the memory is not there."""
     cdef u64 count = 1
+    cdef TTBucket* fresh
     while count * 2 * sizeof(TTBucket) <= megabytes * 1024 * 1024:
         count *= 2
-    free(tt.buckets)
-    tt.buckets = <TTBucket*>malloc(count * sizeof(TTBucket))
-    if tt.buckets == NULL:
-        tt.mask = 0
+    # calloc: the pages come zeroed from the system and are touched only when used.
+    fresh = <TTBucket*>calloc(count, sizeof(TTBucket))
+    if fresh == NULL:
         return 0
+    free(tt.buckets)
+    tt.buckets = fresh
     tt.mask = count - 1
-    tt_clear(tt)
+    tt.generation = 0
     return 1
 
 cdef void tt_clear(TTable* tt) noexcept nogil:

@@ -6,12 +6,17 @@ import pytest
 import engine._core
 import engine.options
 import engine.perft
+import engine.protocol
+import engine.session
+import engine.study.ordering
 import engine.timeman
 import engine.uci
 
+MODULES = [engine._core, engine.options, engine.perft, engine.protocol, engine.session,
+           engine.study.ordering, engine.timeman, engine.uci]
 
-@pytest.mark.parametrize("module", [engine._core, engine.options, engine.perft,
-                                    engine.timeman, engine.uci], ids=lambda m: m.__name__)
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
 def test_docstring_examples(module) -> None:
     result = doctest.testmod(module)
     assert result.failed == 0

@@ -61,3 +61,17 @@ def test_divide_sums_to_perft() -> None:
 def test_a_wrong_count_is_reported() -> None:
     result = check_position(Board().fen(), {1: 20, 2: 401})
     assert [(m.depth, m.expected, m.got) for m in result.mismatches] == [(2, 401, 400)]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(6 * 3600)
+def test_every_line_of_every_suite() -> None:
+    """`make perft-full`'s check, as a test: every position of every suite in
+    the data folder, every depth it lists (hours on two cores)."""
+    from engine.perft import check_suites, data_dir
+    suites = sorted((data_dir() / "perft").glob("*.epd"))
+    if not suites:
+        pytest.skip(f"no perft suites in {data_dir()}")
+    result = check_suites(suites, None, jobs=2, hash_mb=64)
+    assert not result.mismatches, result.mismatches[:5]
+    assert result.checks > 40_000

@@ -1,22 +1,12 @@
 """The NMM options and the nmm command, through the UCI loop."""
-import subprocess
-import sys
 from pathlib import Path
 
 import chess
 import numpy as np
 import pytest
+from uci_client import transcript
 
 from engine.nets import NmmNet, save_nmm
-
-ENGINE = [sys.executable, str(Path(__file__).resolve().parent.parent / "uci_main.py")]
-
-
-def session(lines: list[str]) -> list[str]:
-    proc = subprocess.run(ENGINE, input="\n".join(lines) + "\n", capture_output=True, text=True,
-                          timeout=60)
-    assert proc.returncode == 0 and proc.stderr == ""
-    return proc.stdout.splitlines()
 
 
 @pytest.fixture(scope="module")
@@ -29,8 +19,8 @@ def net_file(tmp_path_factory) -> Path:
 
 
 def test_nmm_command_ranks_every_legal_move(net_file: Path) -> None:
-    out = session([f"setoption name NMMFile value {net_file}", "isready",
-                   "position startpos moves e2e4", "nmm"])
+    out = transcript(f"setoption name NMMFile value {net_file}", "isready",
+                     "position startpos moves e2e4", "nmm")
     ranked = [line.split()[3:] for line in out if line.startswith("info string nmm ")]
     moves = [m for m, _ in ranked]
     assert sorted(moves) == sorted(m.uci() for m in chess.Board(
@@ -41,10 +31,10 @@ def test_nmm_command_ranks_every_legal_move(net_file: Path) -> None:
 
 @pytest.mark.parametrize("ordering", ["history", "nmm", "straight", "weighted"])
 def test_every_ordering_plays_legal_moves(net_file: Path, ordering: str) -> None:
-    out = session([f"setoption name NMMFile value {net_file}",
-                   f"setoption name MoveOrdering value {ordering}",
-                   "setoption name AdaptiveHistoryWeight value true", "isready",
-                   "position startpos moves e2e4 e7e5 g1f3", "go depth 7", "isready"])
+    out = transcript(f"setoption name NMMFile value {net_file}",
+                     f"setoption name MoveOrdering value {ordering}",
+                     "setoption name AdaptiveHistoryWeight value true", "isready",
+                     "position startpos moves e2e4 e7e5 g1f3", "go depth 7", "isready")
     best = [line for line in out if line.startswith("bestmove")][0].split()[1]
     board = chess.Board()
     for m in ["e2e4", "e7e5", "g1f3"]:
@@ -57,8 +47,8 @@ def test_missing_or_corrupt_net_falls_back_to_history(tmp_path: Path, content: b
     path = tmp_path / "net.npz"
     if content is not None:
         path.write_bytes(content)
-    out = session([f"setoption name NMMFile value {path}", "setoption name MoveOrdering value weighted",
-                   "isready", "position startpos", "go depth 5", "isready", "nmm"])
+    out = transcript(f"setoption name NMMFile value {path}", "setoption name MoveOrdering value weighted",
+                     "isready", "position startpos", "go depth 5", "isready", "nmm", errors_ok=True)
     assert any("falls back to history" in line for line in out)
     assert any(line.startswith("bestmove") for line in out)
     assert any("no NMM net is loaded" in line for line in out)
@@ -66,19 +56,15 @@ def test_missing_or_corrupt_net_falls_back_to_history(tmp_path: Path, content: b
 
 def test_history_weight_is_in_millionths_and_zero_takes_the_nets_suggestion(net_file: Path) -> None:
     import io
-    import time
 
     from engine.uci import Uci
     out = io.StringIO()
     uci = Uci(out=out)
 
     def search() -> float:
-        done = out.getvalue().count("bestmove")
         uci.handle("go depth 3")
-        deadline = time.monotonic() + 30
-        while out.getvalue().count("bestmove") == done and time.monotonic() < deadline:
-            time.sleep(0.01)
-        return uci.searcher.history_weight
+        uci.wait_idle()
+        return uci.session.searcher.history_weight
 
     for line in [f"setoption name NMMFile value {net_file}", "isready", "position startpos",
                  "setoption name MoveOrdering value weighted", "setoption name HistoryWeight value 2500"]:

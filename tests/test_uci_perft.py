@@ -1,24 +1,9 @@
 """UCI transcripts for the board commands: position, d, perft, bad input."""
-import subprocess
-import sys
-from pathlib import Path
-
 import chess
 import pytest
+from uci_client import Engine, transcript
 
 from engine.tools.bench_perft import python_chess_perft
-
-ENGINE = [sys.executable, str(Path(__file__).resolve().parent.parent / "uci_main.py")]
-
-
-def transcript(*lines: str, timeout: float = 30) -> list[str]:
-    """Feed ``lines`` to a fresh engine process and return what it printed."""
-    proc = subprocess.run(ENGINE, input="\n".join(lines) + "\n", capture_output=True,
-                          text=True, timeout=timeout)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stderr == ""
-    return proc.stdout.splitlines()
-
 
 def fen_shown(lines: list[str]) -> list[str]:
     return [line.removeprefix("Fen: ") for line in lines if line.startswith("Fen: ")]
@@ -50,8 +35,6 @@ def test_perft_command_and_moves() -> None:
 
 @pytest.mark.parametrize("bad", [
     "position fen 8/8/8 w - - 0 1",
-    "position fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 moves e2e5",
-    "position startpos moves e2e4 e2e4",
     "position",
     "position somewhere",
     "perft",
@@ -62,10 +45,33 @@ def test_perft_command_and_moves() -> None:
 ])
 def test_bad_input_reports_and_keeps_position(bad: str) -> None:
     good = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
-    out = transcript("position startpos moves e2e4", bad, "d", "isready", "quit")
+    out = transcript("position startpos moves e2e4", bad, "d", "isready", "quit", errors_ok=True)
     assert any(line.startswith("info string") for line in out), out
     assert fen_shown(out) == [good]
     assert out[-1] == "readyok"
+
+
+@pytest.mark.parametrize("moves, kept", [
+    ("e2e5", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),
+    ("e2e4 e2e4", "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"),
+    ("e2e4 e7e5 g1f3 zzzz", "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2"),
+])
+def test_a_bad_move_ends_the_move_list_there(moves: str, kept: str) -> None:
+    """Stockfish's rule: the moves before the bad one are played, and ``go``
+    then searches for the right side (it used to keep the previous position)."""
+    out = transcript("position startpos moves d2d4", f"position startpos moves {moves}", "d",
+                     "go depth 1", "quit", errors_ok=True)
+    bad = moves.split()[-1]
+    assert any(line.startswith("info string") and repr(bad) in line for line in out), out
+    assert fen_shown(out) == [kept]
+    best = next(line.split()[1] for line in out if line.startswith("bestmove"))
+    assert chess.Move.from_uci(best) in chess.Board(kept).legal_moves
+
+
+def test_upper_case_promotion_letters_are_accepted() -> None:
+    out = transcript("position fen 8/4P3/8/8/8/8/k7/7K w - - 0 1 moves e7e8Q", "d", "quit")
+    assert fen_shown(out) == ["4Q3/8/8/8/8/8/k7/7K b - - 0 1"]
+    assert not any(line.startswith("info string") for line in out), out
 
 
 def test_unknown_leading_tokens_are_skipped() -> None:
@@ -74,10 +80,9 @@ def test_unknown_leading_tokens_are_skipped() -> None:
 
 
 def test_isready_is_answered_during_a_long_perft() -> None:
-    proc = subprocess.Popen(ENGINE, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    proc.stdin.write("go perft 7\nisready\n")
-    proc.stdin.flush()
-    assert proc.stdout.readline().strip() == "readyok"   # perft 7 is far from done
-    proc.stdin.write("stop\nquit\n")
-    proc.stdin.flush()
-    assert proc.wait(timeout=10) == 0
+    with Engine() as engine:
+        engine.send("go perft 7", "isready")
+        assert engine.next_line()[1] == "readyok"      # perft 7 is far from done
+        engine.send("stop")
+        assert engine.read_until("info string perft stopped")
+        assert engine.quit() == 0

@@ -14,6 +14,8 @@ search starts from cleared tables, so every count is reproducible. Written:
 from __future__ import annotations
 
 import csv
+import math
+import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +47,15 @@ class Task:
     hash_mb: int = 16
 
 
+def ratio(value: float, reference: float) -> float:
+    """value / reference to 4 places; NaN (not an error) when the reference is 0.
+
+    >>> ratio(3, 4), ratio(1.0, 0.0)
+    (0.75, nan)
+    """
+    return round(value / reference, 4) if reference else math.nan
+
+
 def test_positions(sets: Path, name: str, count: int, seed: int) -> list[str]:
     patterns = PatternSet.load(sets / f"test_{name}.npz")
     rng = np.random.default_rng(seed)
@@ -71,10 +82,11 @@ def run_task(task: Task) -> dict[int, list[float]]:
     for fen in task.fens:
         searcher.clear()
         seen: dict[int, tuple[int, float]] = {}
+        start = time.perf_counter()
 
         def on_info(line: dict) -> None:
-            if line["multipv"] == 1:
-                seen[line["depth"]] = (line["nodes"], line["time_ms"] / 1000)
+            if line["multipv"] == 1:        # perf_counter: the line's whole milliseconds can be 0
+                seen[line["depth"]] = (line["nodes"], time.perf_counter() - start)
         searcher.search(Board(fen), depth=task.depth, on_info=on_info)
         for d, (nodes, seconds) in seen.items():
             entry = totals.setdefault(d, [0.0, 0.0])
@@ -103,21 +115,19 @@ def ordering_study(sets: Path, net: Path, out: Path, positions: int, depth: int,
         for d, (nodes, seconds) in sorted(totals.items()):
             ref_nodes, ref_seconds = base[(task.test_set, d)]
             rows.append({"set": task.test_set, "mode": task.mode, "depth": d, "nodes": int(nodes),
-                         "seconds": round(seconds, 3), "node_ratio": round(nodes / ref_nodes, 4),
-                         "time_ratio": round(seconds / max(ref_seconds, 1e-9), 4)})
+                         "seconds": seconds, "node_ratio": ratio(nodes, ref_nodes),
+                         "time_ratio": ratio(seconds, ref_seconds)})
     write_csv(out / f"ordering{suffix}.csv", rows)
     overhead = []
     for mode in MODES:
         mine = [r for r in rows if r["mode"] == mode and r["depth"] == depth]
         ref = [r for r in rows if r["mode"] == "history" and r["depth"] == depth]
-        per_node = sum(r["seconds"] for r in mine) / sum(r["nodes"] for r in mine)
-        ref_per_node = sum(r["seconds"] for r in ref) / sum(r["nodes"] for r in ref)
+        seconds, nodes = (sum(r["seconds"] for r in mine), sum(r["nodes"] for r in mine))
+        ref_seconds, ref_nodes = (sum(r["seconds"] for r in ref), sum(r["nodes"] for r in ref))
         overhead.append({"mode": mode, "depth": depth,
-                         "time_per_node_ratio": round(per_node / ref_per_node, 4),
-                         "time_to_depth_ratio": round(sum(r["seconds"] for r in mine)
-                                                      / sum(r["seconds"] for r in ref), 4),
-                         "node_ratio": round(sum(r["nodes"] for r in mine)
-                                             / sum(r["nodes"] for r in ref), 4)})
+                         "time_per_node_ratio": ratio(seconds * ref_nodes, ref_seconds * nodes),
+                         "time_to_depth_ratio": ratio(seconds, ref_seconds),
+                         "node_ratio": ratio(nodes, ref_nodes)})
     write_csv(out / f"overhead{suffix}.csv", overhead)
     plot_ratios(rows, out / f"ordering{suffix}.png")
     return rows

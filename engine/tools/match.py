@@ -3,13 +3,17 @@
 Each game starts from an opening of the suite, and every opening is played
 twice, with colours swapped. The runner keeps both clocks from the wall time
 around each ``go`` (so the client's own overhead counts against the engine,
-which is stricter than cutechess), and records time forfeits, illegal moves
-and crashes. Optional adjudication (stated in every report): a win when both
+which is stricter than cutechess), and records time forfeits, illegal moves,
+crashes and hangs (no answer HANG_GUARD seconds after the clock ran out:
+the engine is killed and replaced). With ``ponder`` the engines think on
+the opponent's time (``go ponder``, then ``ponderhit`` or ``stop``), as in a
+tournament with pondering on. Optional adjudication (stated in every report): a win when both
 engines' scores agree on at least 10 pawns for 8 plies running; a draw when
 both stay within 0.10 for 16 plies after ply 80; a draw at ply 600.
 """
 from __future__ import annotations
 
+import asyncio
 import io
 import math
 import queue
@@ -27,6 +31,7 @@ import chess.pgn
 from engine.tools.engines import EngineSpec
 
 MAX_PLIES = 600
+HANG_GUARD = 10.0       # seconds past the whole clock before an engine counts as hung
 
 
 @dataclass
@@ -39,6 +44,7 @@ class GameResult:
     forfeit_by: str | None = None       # "a" or "b": lost on time
     illegal_by: str | None = None
     crash_by: str | None = None
+    hang_by: str | None = None
     pgn: str = ""
 
     @property
@@ -123,6 +129,14 @@ def open_engine(spec: EngineSpec) -> chess.engine.SimpleEngine:
     return engine
 
 
+def close_engine(engine: chess.engine.SimpleEngine) -> None:
+    """quit, or close (which kills) an engine that does not answer it."""
+    try:
+        engine.quit()
+    except Exception:
+        engine.close()
+
+
 def _option_value(text: str):
     if text.lower() in ("true", "false"):
         return text.lower() == "true"
@@ -132,9 +146,16 @@ def _option_value(text: str):
         return text
 
 
+def play_guarded(engine: chess.engine.SimpleEngine, board: chess.Board, limit: chess.engine.Limit,
+                 guard: float, **kwargs) -> chess.engine.PlayResult:
+    """``engine.play``, but asyncio.TimeoutError after ``guard`` seconds."""
+    coroutine = asyncio.wait_for(engine.protocol.play(board, limit, **kwargs), guard)
+    return asyncio.run_coroutine_threadsafe(coroutine, engine.protocol.loop).result()
+
+
 def play_game(engines: dict[str, chess.engine.SimpleEngine], start: chess.Board, a_white: bool,
               base: float, inc: float, adjudicate: bool, opening: int,
-              names: dict[str, str]) -> GameResult:
+              names: dict[str, str], ponder: bool = False) -> GameResult:
     board = start.copy()
     side_of = {chess.WHITE: "a" if a_white else "b", chess.BLACK: "b" if a_white else "a"}
     clock = {chess.WHITE: base, chess.BLACK: base}
@@ -150,7 +171,12 @@ def play_game(engines: dict[str, chess.engine.SimpleEngine], start: chess.Board,
                                    white_inc=inc, black_inc=inc)
         t0 = time.perf_counter()
         try:
-            played = engines[side].play(board, limit, game=game_key, info=chess.engine.INFO_SCORE)
+            played = play_guarded(engines[side], board, limit, clock[turn] + inc + HANG_GUARD,
+                                  game=game_key, info=chess.engine.INFO_SCORE, ponder=ponder)
+        except asyncio.TimeoutError:
+            flags["hang_by"] = side
+            result, reason = ("0-1" if turn else "1-0"), f"{names[side]} hung"
+            break
         except chess.engine.EngineTerminatedError:
             flags["crash_by"] = side
             result, reason = ("0-1" if turn else "1-0"), f"{names[side]} crashed"
@@ -195,7 +221,8 @@ def play_game(engines: dict[str, chess.engine.SimpleEngine], start: chess.Board,
 
 def run_match(a: EngineSpec, b: EngineSpec, openings: list[chess.Board], base: float, inc: float,
               concurrency: int = 1, adjudicate: bool = True,
-              on_game: Callable[[GameResult, MatchSummary], None] | None = None) -> MatchSummary:
+              on_game: Callable[[GameResult, MatchSummary], None] | None = None,
+              ponder: bool = False) -> MatchSummary:
     """Every opening twice (A white, then A black), on ``concurrency`` threads."""
     tasks: queue.Queue = queue.Queue()
     for i in range(len(openings)):
@@ -213,24 +240,18 @@ def run_match(a: EngineSpec, b: EngineSpec, openings: list[chess.Board], base: f
                     i, a_white = tasks.get_nowait()
                 except queue.Empty:
                     return
-                game = play_game(engines, openings[i], a_white, base, inc, adjudicate, i, names)
+                game = play_game(engines, openings[i], a_white, base, inc, adjudicate, i, names, ponder)
                 with lock:
                     summary.games.append(game)
                     if on_game:
                         on_game(game, summary)
                 for side in ("a", "b"):     # a crashed or stuck engine is replaced
-                    if game.crash_by == side or game.forfeit_by == side:
-                        try:
-                            engines[side].quit()
-                        except Exception:
-                            pass
+                    if side in (game.crash_by, game.forfeit_by, game.hang_by):
+                        close_engine(engines[side])
                         engines[side] = open_engine(a if side == "a" else b)
         finally:
             for engine in engines.values():
-                try:
-                    engine.quit()
-                except Exception:
-                    pass
+                close_engine(engine)
 
     threads = [threading.Thread(target=worker) for _ in range(concurrency)]
     for t in threads:
@@ -251,6 +272,7 @@ def report(a: EngineSpec, b: EngineSpec, base: float, inc: float, summary: Match
         f"  +{wins} ={draws} -{losses}, score {p * 100:.1f}%, Elo {elo:+.0f} ± {err:.0f} (95%)",
         f"  time forfeits: {a.name} {summary.flags('forfeit', 'a')}, {b.name} {summary.flags('forfeit', 'b')}; "
         f"illegal moves: {summary.flags('illegal', 'a')} / {summary.flags('illegal', 'b')}; "
-        f"crashes: {summary.flags('crash', 'a')} / {summary.flags('crash', 'b')}",
+        f"crashes: {summary.flags('crash', 'a')} / {summary.flags('crash', 'b')}; "
+        f"hangs: {summary.flags('hang', 'a')} / {summary.flags('hang', 'b')}",
     ]
     return "\n".join(lines)

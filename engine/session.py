@@ -1,0 +1,293 @@
+"""The engine's state and what each command does to it.
+
+A Session is owned by one thread, the owner thread of engine.uci: the board,
+the options, the searcher and its net are read and changed only there, one
+command at a time, so that no command ever sees another one half done. The
+long commands (``go``, ``perft``, ``bench``) run there too, with the GIL
+released, and take a Job through which the reader thread can stop them.
+
+>>> lines = []
+>>> session = Session(lines.append)
+>>> session.position("startpos moves e2e4 e7e5".split())
+>>> session.board.fen()
+'rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2'
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from engine import __version__
+from engine._core import Board, Searcher, eval_trace
+from engine.bench import DEFAULT_DEPTH, run_bench
+from engine.job import Job
+from engine.options import Option, OptionError, Options
+from engine.protocol import UciError, format_info, parse_position, search_limits
+
+ENGINE_NAME = f"nmm-chess {__version__}"
+AUTHOR = "the nmm-chess developers"
+REPO = Path(__file__).resolve().parent.parent     # relative NMMFile paths start here
+NMM_MIN_DEPTH = 2         # the net is not asked this near the leaves (see nets/README.md)
+MAX_PERFT_DEPTH = 20
+HASH_DEFAULT_MB = 16
+
+
+class Session:
+    """One engine: position, options, searcher. ``send`` writes one line."""
+
+    def __init__(self, send: Callable[[str], None], repo: Path = REPO) -> None:
+        self.send = send
+        self.repo = repo
+        self.board = Board()
+        self.debug = False
+        self._searcher: Searcher | None = None
+        self._hash_mb = HASH_DEFAULT_MB     # the Hash value the table was last made with
+        self._suggested_hhweight = 0.0
+        self.options = Options(self._option_table())
+
+    def info_string(self, text: str) -> None:
+        self.send(f"info string {text}")
+
+    def error(self, text: str) -> None:
+        """Report a problem with the input or a file; the engine carries on."""
+        self.info_string(f"error: {text}")
+
+    # --- options -------------------------------------------------------------
+
+    def _option_table(self) -> list[Option]:
+        def configure(name: str, scale: float | None = None):
+            return lambda value: self.searcher.configure(
+                **{name: value if scale is None else value * scale})
+        return [
+            Option("Hash", "spin", HASH_DEFAULT_MB, 1, 8192, apply=self._set_hash),
+            Option("Threads", "spin", 1, 1, 1),
+            Option("Clear Hash", "button", apply=lambda _: self.searcher.clear_hash()),
+            Option("Ponder", "check", False),
+            Option("MultiPV", "spin", 1, 1, 256, apply=configure("multipv")),
+            Option("Move Overhead", "spin", 50, 0, 5000),
+            Option("UCI_Chess960", "check", False, apply=self._set_chess960),
+            Option("MoveOrdering", "combo", "history",
+                   choices=("history", "nmm", "straight", "weighted"), apply=configure("ordering")),
+            Option("NMMFile", "string", "nets/nmm.npz", apply=self._set_nmm_file),
+            Option("HistoryWeight", "spin", 0, 0, 1_000_000_000, apply=lambda _: self._apply_hhweight()),
+            Option("AdaptiveHistoryWeight", "check", False, apply=configure("adaptive")),
+            Option("AdaptiveBetaNN", "spin", 100, 0, 100_000, apply=configure("beta_nn", 1e-3)),
+            Option("AdaptiveBetaHH", "spin", 100, 0, 100_000, apply=configure("beta_hh", 1e-3)),
+            Option("NMMMinDepth", "spin", NMM_MIN_DEPTH, 0, 64, apply=configure("nmm_min_depth")),
+            Option("NMMCutNodesOnly", "check", True, apply=configure("nmm_cut_nodes_only")),
+            Option("NullMove", "check", True, apply=configure("null_move")),
+            Option("LateMoveReductions", "check", True, apply=configure("lmr")),
+            Option("FutilityPruning", "check", True, apply=configure("futility")),
+        ]
+
+    @property
+    def searcher(self) -> Searcher:
+        """Created on first use (by ``isready`` at the latest), so that ``uciok``
+        waits neither for the hash table nor for the net."""
+        if self._searcher is None:
+            self._searcher = Searcher(self._hash_mb)
+            self._searcher.configure(nmm_min_depth=self.options["NMMMinDepth"])
+            self._load_nmm(self.options["NMMFile"])
+        return self._searcher
+
+    def _set_hash(self, megabytes: int) -> None:
+        try:
+            self.searcher.set_hash(megabytes)
+        except MemoryError:
+            raise OptionError(f"Hash: cannot allocate {megabytes} MB; keeping the "
+                              f"{self._hash_mb} MB table") from None
+        self._hash_mb = megabytes
+
+    def _set_chess960(self, value: bool) -> None:
+        self.board.chess960 = value or not self.board.standard_castling
+
+    def _set_nmm_file(self, path: str) -> None:
+        if self._searcher is not None:
+            self._load_nmm(path)
+
+    def _load_nmm(self, path: str) -> None:
+        """Load the Neural MoveMap; on any problem say so and order by history."""
+        from engine.nets import DEFAULT_HHWEIGHT, NetError, load_nmm  # numpy: not before uciok
+        self._suggested_hhweight = DEFAULT_HHWEIGHT
+        resolved = Path(path).expanduser()
+        if not resolved.is_absolute() and not resolved.exists():
+            resolved = self.repo / resolved         # GUIs start engines in any directory
+        try:
+            net = load_nmm(resolved)
+        except NetError as e:
+            self.searcher.clear_nmm()
+            self.error(f"NMMFile: {e}; move ordering falls back to history")
+            return
+        self.searcher.set_nmm(net.encoding, net.weights, net.bias)
+        self._suggested_hhweight = net.suggested_hhweight
+        self._apply_hhweight()
+
+    def _apply_hhweight(self) -> None:
+        """HistoryWeight is in millionths (UCI spins are integers, and useful
+        weights lie near 0.001-0.01); 0 means the weight the net's file
+        suggests (engine.nets.DEFAULT_HHWEIGHT if it suggests none)."""
+        searcher = self.searcher        # created with the net (and its suggestion) on first use
+        micro = self.options["HistoryWeight"]
+        searcher.configure(hhweight=micro / 1e6 if micro else self._suggested_hhweight)
+
+    # --- quick commands ----------------------------------------------------------
+
+    def uci(self, args: list[str]) -> None:
+        self.send(f"id name {ENGINE_NAME}")
+        self.send(f"id author {AUTHOR}")
+        for option in self.options:
+            self.send(option.uci_line())
+        self.send("uciok")
+
+    def isready(self, args: list[str]) -> None:
+        self.searcher                   # the hash table and the net are ready
+        self.send("readyok")
+
+    def setoption(self, args: list[str]) -> None:
+        self.options.set(args)
+
+    def ucinewgame(self, args: list[str]) -> None:
+        self.searcher.clear()
+        self.board = Board(chess960=self.options["UCI_Chess960"])
+
+    def position(self, args: list[str]) -> None:
+        self.board, problem = parse_position(args, self.options["UCI_Chess960"])
+        if problem:
+            self.error(problem)
+
+    def debug_mode(self, args: list[str]) -> None:
+        """``debug on|off``: on, ``go`` reports the time limits it computed."""
+        if args[:1] not in (["on"], ["off"]):
+            raise UciError("debug takes 'on' or 'off'")
+        self.debug = args[0] == "on"
+
+    def display(self, args: list[str]) -> None:
+        self.send(str(self.board))
+        self.send(f"Fen: {self.board.fen()}")
+        self.send(f"Key: {self.board.zobrist():016X}")
+        self.send(f"Chess960: {'true' if self.board.chess960 else 'false'}")
+        self.send(f"Legal moves: {' '.join(self.board.legal_moves())}")
+
+    def evaluation(self, args: list[str]) -> None:
+        """The handwritten evaluation term by term, White's view."""
+        trace = eval_trace(self.board)
+        self.send(f"{'term':<16}{'white mg':>10}{'eg':>7}{'black mg':>10}{'eg':>7}{'total mg':>10}{'eg':>7}")
+        for name, (wm, we, bm, be) in trace["terms"].items():
+            self.send(f"{name:<16}{wm:>10}{we:>7}{bm:>10}{be:>7}{wm - bm:>10}{we - be:>7}")
+        self.send(f"phase {trace['phase']}/24, end-game scale {trace['scale']}/64, "
+                  f"tempo {trace['tempo']} for the side to move")
+        self.send(f"Final evaluation: {trace['total'] / 100:+.2f} (White's view)")
+
+    def nmm(self, args: list[str]) -> None:
+        """Every legal move ranked by the Neural MoveMap, best first."""
+        if not self.searcher.has_nmm:
+            raise UciError("no NMM net is loaded (see the NMMFile option)")
+        for move, score in self.searcher.nmm_scores(self.board):
+            self.info_string(f"nmm {move} {score:.4f}")
+
+    # --- long commands: each returns its last lines, which the caller writes
+    # --- together with the job's end (see engine.uci) ------------------------------
+
+    def go(self, job: Job) -> list[str]:
+        go = job.go
+        for warning in go.warnings:
+            self.error(warning)
+        limits, warnings = search_limits(go, self.board, self.options["Move Overhead"])
+        for warning in warnings:
+            self.error(warning)
+        searcher, board = self.searcher, self.board
+        if self.debug:
+            self.info_string(f"go: depth {limits['depth']} nodes {limits['nodes']} mate {limits['mate']} "
+                             f"soft {limits['soft_ms']} ms hard {limits['hard_ms']} ms "
+                             f"ponder {go.ponder} waits for stop {go.waits_for_stop}")
+        last_move: list[str] = []       # the first move of the last line-1 report
+
+        def on_info(line: dict) -> None:
+            if line["multipv"] == 1:
+                last_move[:] = line["pv"][:1]
+            self.send(format_info(line))
+
+        def begin() -> None:
+            searcher.begin(board, ponder=job.pondering, start_ms=job.start_ms, **limits)
+
+        job.start(begin, on_ponderhit=self._ponderhit_reporter(searcher))
+        try:
+            result = searcher.run(on_info=on_info, on_currmove=self._send_currmove)
+        finally:
+            job.finish_search()
+        best = result["bestmove"]
+        if best is None:
+            return [f"info depth 0 score {'mate 0' if board.is_check() else 'cp 0'}", "bestmove 0000"]
+        lines = []
+        if [best] != last_move:         # a stopped iteration found a new best move: say so
+            lines.append(format_info(result["line"]))
+        if not board.is_legal(best):    # cannot happen; if it ever does, never send it
+            self.error(f"the search chose {best}, which is not legal here")
+            best, result["ponder"] = board.legal_moves()[0], None
+        lines.append(f"bestmove {best}" + (f" ponder {result['ponder']}" if result["ponder"] else ""))
+        return lines
+
+    def _ponderhit_reporter(self, searcher: Searcher) -> Callable[[float], None]:
+        def ponderhit(at_ms: float) -> None:
+            searcher.ponderhit(at_ms)
+            if self.debug:
+                self.info_string("ponderhit: the clock starts now")
+        return ponderhit
+
+    def _send_currmove(self, depth: int, move: str, number: int) -> None:
+        self.send(f"info depth {depth} currmove {move} currmovenumber {number}")
+
+    def perft(self, job: Job, args: list[str]) -> list[str]:
+        """``perft N``: per-move leaf counts and the total, as Stockfish prints them."""
+        depth = check_perft_args(args)
+        board = self.board.copy()
+        job.start(lambda: None)
+        start = time.perf_counter()
+        total = 0
+        try:
+            for move, nodes in board.divide(depth):
+                if job.stopped:
+                    return ["info string perft stopped"]
+                self.send(f"{move}: {nodes}")
+                total += nodes
+        finally:
+            job.finish_search()
+        elapsed = time.perf_counter() - start
+        return ["", f"Nodes searched: {total}",
+                f"info string perft {depth}: {total} nodes in {elapsed * 1000:.0f} ms, "
+                f"{total / max(elapsed, 1e-9):.0f} nps"]
+
+    def bench(self, job: Job, args: list[str]) -> list[str]:
+        """``bench [depth]``: the node-count signature (engine.bench)."""
+        depth = check_bench_args(args)
+        job.start(lambda: None)
+        try:
+            nodes, seconds = run_bench(depth, stopped=lambda: job.stopped)
+        finally:
+            job.finish_search()
+        if job.stopped:
+            return ["info string bench stopped"]
+        return [f"{nodes} nodes {int(nodes / max(seconds, 1e-9))} nps"]
+
+
+def check_perft_args(args: list[str]) -> int:
+    """The depth ``perft`` asks for; UciError if there is none in range."""
+    try:
+        depth = int(args[0])
+    except (IndexError, ValueError):
+        raise UciError("perft needs a depth, e.g. 'perft 5'") from None
+    if not 1 <= depth <= MAX_PERFT_DEPTH:
+        raise UciError(f"perft depth must be between 1 and {MAX_PERFT_DEPTH}")
+    return depth
+
+
+def check_bench_args(args: list[str]) -> int:
+    """The depth ``bench`` asks for (default DEFAULT_DEPTH); UciError if out of range."""
+    try:
+        depth = int(args[0]) if args else DEFAULT_DEPTH
+    except ValueError:
+        raise UciError("bench takes a depth, e.g. 'bench 10'") from None
+    if not 1 <= depth <= 64:
+        raise UciError("bench depth must be between 1 and 64")
+    return depth
