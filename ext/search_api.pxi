@@ -104,16 +104,26 @@ cdef class Searcher:
 
     def clear(self) -> None:
         """Forget everything learnt: table, history, killers (``ucinewgame``)."""
-        with nogil:
-            tt_clear(&self.tt)
         memset(self.s.nmm_cache, 0, NMM_CACHE_SIZE * sizeof(NmmCacheEntry))
         memset(self.s.history, 0, sizeof(self.s.history))
         memset(self.s.killers, 0, sizeof(self.s.killers))
         self.s.hhupdate = 0
+        self.clear_hash()
 
     def clear_hash(self) -> None:
+        """Empty the table. MemoryError (with a smaller table, empty) in the
+        unlikely case that a large table's memory was taken while it was
+        being renewed."""
+        cdef int kept
         with nogil:
-            tt_clear(&self.tt)
+            kept = tt_clear(&self.tt)
+        if not kept:
+            raise MemoryError(f"the hash table had to shrink to {self.hash_mb} MB")
+
+    @property
+    def hash_mb(self) -> float:
+        """The table's size in MB (the largest power of two of buckets within Hash)."""
+        return (self.tt.mask + 1) * sizeof(TTBucket) / (1024 * 1024)
 
     def set_nmm(self, encoding: str, weights, bias) -> None:
         """Load a Neural MoveMap: ``weights`` as N_OUTPUTS rows of the encoding's

@@ -54,10 +54,30 @@ cdef int tt_resize(TTable* tt, size_t megabytes) noexcept nogil:
     tt.generation = 0
     return 1
 
-cdef void tt_clear(TTable* tt) noexcept nogil:
-    if tt.buckets != NULL:
-        memset(tt.buckets, 0, (tt.mask + 1) * sizeof(TTBucket))
+cdef enum:
+    LAZY_CLEAR_MB = 64      # tables this large are cleared by asking the system for fresh pages
+
+cdef int tt_clear(TTable* tt) noexcept nogil:
+    """Empty the table; 0 if it had to shrink to do so (the memory went elsewhere).
+
+    A large table is given back and taken anew, zeroed by the system a page
+    at a time as the search touches it: a memset of 8 GB kept the engine from
+    answering for 30 seconds here.
+    """
+    cdef u64 wanted = tt.mask + 1, count = tt.mask + 1
     tt.generation = 0
+    if tt.buckets == NULL:
+        return 1
+    if count * sizeof(TTBucket) < <u64>LAZY_CLEAR_MB * 1024 * 1024:
+        memset(tt.buckets, 0, count * sizeof(TTBucket))
+        return 1
+    free(tt.buckets)
+    tt.buckets = <TTBucket*>calloc(count, sizeof(TTBucket))
+    while tt.buckets == NULL and count > 1:
+        count //= 2
+        tt.buckets = <TTBucket*>calloc(count, sizeof(TTBucket))
+    tt.mask = count - 1
+    return count == wanted
 
 cdef inline int score_to_tt(int score, int ply) noexcept nogil:
     """Mate scores count from the root; stored ones count from this node."""

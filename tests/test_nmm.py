@@ -266,6 +266,20 @@ def test_gradients_match_finite_differences(patterns: PatternSet, make) -> None:
             assert grads[key][place] == pytest.approx((up - down) / 2e-3, rel=0.05, abs=1e-3)
 
 
+def test_the_ordering_summary_takes_times_of_zero() -> None:
+    """On a fast machine every search of a tiny study can take 0 ms: the
+    summary divided by that sum (issue 8, item 12). Its ratios are NaN now."""
+    import math
+
+    from engine.study.ordering import Task, summarise
+    results = [(Task("A30", mode, {}, [], 4, ""), {4: [nodes, 0.0]})
+               for mode, nodes in (("history", 100.0), ("nmm", 80.0))]
+    rows, overhead = summarise(results, 4)
+    assert [r["node_ratio"] for r in rows] == [1.0, 0.8]
+    assert all(math.isnan(r["time_ratio"]) for r in rows)
+    assert math.isnan(overhead[1]["time_per_node_ratio"]) and overhead[1]["node_ratio"] == 0.8
+
+
 def test_ordering_study_writes_ratios_against_history(patterns: PatternSet, tmp_path: Path) -> None:
     import csv
 

@@ -267,6 +267,20 @@ def test_chess960_castling_without_a_king_move_has_a_net_output() -> None:
 
 # --- resources -------------------------------------------------------------------------
 
+def test_a_large_table_is_cleared_by_renewing_it() -> None:
+    """ucinewgame with Hash 8192 spent 30 s in memset before it answered
+    (found by the fuzzer). Large tables now get fresh pages instead."""
+    searcher = Searcher(1)
+    searcher.set_hash(256)
+    size = searcher.hash_mb
+    assert 128 <= size <= 256
+    first = searcher.search(Board(POSITIONS[1]), depth=8)
+    searcher.clear()
+    assert searcher.hash_mb == size
+    again = searcher.search(Board(POSITIONS[1]), depth=8)
+    assert again["nodes"] == first["nodes"]          # an empty table: the same search again
+
+
 def limit_memory() -> None:
     gib = 1024 ** 3
     resource.setrlimit(resource.RLIMIT_AS, (4 * gib, 4 * gib))

@@ -102,24 +102,20 @@ def run_all(tasks: list[Task], jobs: int) -> list[tuple[Task, dict]]:
     return list(zip(tasks, results))
 
 
-def ordering_study(sets: Path, net: Path, out: Path, positions: int, depth: int, seed: int,
-                   jobs: int, min_depth: int, suffix: str = "", cut_only: bool = True) -> list[dict]:
-    """Every mode on every test set; writes ordering{suffix}.csv/.png and overhead{suffix}.csv."""
-    tasks = [Task(name, mode, {**config, "nmm_min_depth": min_depth, "nmm_cut_nodes_only": cut_only},
-                  test_positions(sets, name, positions, seed), depth, str(net))
-             for name in TEST_SETS for mode, config in MODES.items()]
-    rows = []
-    results = run_all(tasks, jobs)
+def summarise(results: list[tuple[Task, dict]], depth: int) -> tuple[list[dict], list[dict]]:
+    """Rows per test set, mode and depth with ratios to history's; and per mode
+    at ``depth`` over all sets, the time per node and to depth (a sum of
+    times may be 0 on a fast machine: its ratios are then NaN, not an error)."""
     base = {(t.test_set, d): r[d] for t, r in results if t.mode == "history" for d in r}
+    rows = []
     for task, totals in results:
         for d, (nodes, seconds) in sorted(totals.items()):
             ref_nodes, ref_seconds = base[(task.test_set, d)]
             rows.append({"set": task.test_set, "mode": task.mode, "depth": d, "nodes": int(nodes),
                          "seconds": seconds, "node_ratio": ratio(nodes, ref_nodes),
                          "time_ratio": ratio(seconds, ref_seconds)})
-    write_csv(out / f"ordering{suffix}.csv", rows)
     overhead = []
-    for mode in MODES:
+    for mode in dict.fromkeys(t.mode for t, _ in results):
         mine = [r for r in rows if r["mode"] == mode and r["depth"] == depth]
         ref = [r for r in rows if r["mode"] == "history" and r["depth"] == depth]
         seconds, nodes = (sum(r["seconds"] for r in mine), sum(r["nodes"] for r in mine))
@@ -128,6 +124,17 @@ def ordering_study(sets: Path, net: Path, out: Path, positions: int, depth: int,
                          "time_per_node_ratio": ratio(seconds * ref_nodes, ref_seconds * nodes),
                          "time_to_depth_ratio": ratio(seconds, ref_seconds),
                          "node_ratio": ratio(nodes, ref_nodes)})
+    return rows, overhead
+
+
+def ordering_study(sets: Path, net: Path, out: Path, positions: int, depth: int, seed: int,
+                   jobs: int, min_depth: int, suffix: str = "", cut_only: bool = True) -> list[dict]:
+    """Every mode on every test set; writes ordering{suffix}.csv/.png and overhead{suffix}.csv."""
+    tasks = [Task(name, mode, {**config, "nmm_min_depth": min_depth, "nmm_cut_nodes_only": cut_only},
+                  test_positions(sets, name, positions, seed), depth, str(net))
+             for name in TEST_SETS for mode, config in MODES.items()]
+    rows, overhead = summarise(run_all(tasks, jobs), depth)
+    write_csv(out / f"ordering{suffix}.csv", rows)
     write_csv(out / f"overhead{suffix}.csv", overhead)
     plot_ratios(rows, out / f"ordering{suffix}.png")
     return rows

@@ -31,6 +31,7 @@ import statistics
 import subprocess
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass, field
 
 import chess
@@ -91,6 +92,7 @@ class Report:
     checked_moves: int = 0
     slowest: list[tuple[float, str]] = field(default_factory=list)   # isready after which lines
     failures: list[str] = field(default_factory=list)
+    context: list[str] = field(default_factory=list)    # the traffic before the first failure
 
     def summary(self) -> str:
         def pct(values: list[float], q: float) -> float:
@@ -112,6 +114,8 @@ class Report:
             + (f" (worst {worst_late:.0f} ms)" if self.late else ""),
             f"failures: {len(self.failures)}",
             *(f"  {f}" for f in self.failures[:20]),
+            *(["before the first (> sent, < received):"] + [f"  {c!r}" for c in self.context]
+              if self.context else []),
         ])
 
 
@@ -333,6 +337,8 @@ class Fuzzer:
         self.current: GoRecord | None = None    # the go whose info lines are being read
         self.last_long_job = 0.0                # a perft or bench may still run
         self.last_line = ""
+        self.recent_in: deque[str] = deque(maxlen=40)     # lines sent, for a failure's report
+        self.recent_out: deque[str] = deque(maxlen=40)
         self.readyok = 0                        # readyok lines seen ...
         self.isready = 0                        # ... and isready commands sent (this engine)
         self.engine = self._start()
@@ -377,11 +383,15 @@ class Fuzzer:
 
     def fail(self, text: str) -> None:
         self.report.failures.append(f"line {self.report.lines}: {text}")
+        if len(self.report.failures) == 1:      # what led to the first one
+            self.report.context = ([f"> {line}" for line in self.recent_in]
+                                   + [f"< {line}" for line in self.recent_out])
 
     # --- output ---------------------------------------------------------------------
 
     def take(self, at: float, line: str) -> None:
         """Check one output line against what was sent."""
+        self.recent_out.append(line)
         words = line.split()
         if line == "readyok":
             self.readyok += 1
@@ -460,6 +470,7 @@ class Fuzzer:
     # --- the loop ---------------------------------------------------------------------
 
     def send_line(self, line: str) -> None:
+        self.recent_in.append(line)
         command, args = command_of(line)
         text = line + "\n"
         if command == "go" and args[:1] != ["perft"]:
@@ -526,7 +537,8 @@ class Fuzzer:
             self.stop_open_ended(force=True)
             self.drain(min(time.monotonic() + 0.05, deadline))
             if time.monotonic() > deadline:
-                self.fail(f"no bestmove for {len(self.gos)} go at the end")
+                self.fail(f"no bestmove for {len(self.gos)} go at the end: "
+                          + "; ".join(repr(g.line) for g in self.gos))
                 raise TimeoutError
             self.sync()
             self.last_long_job = 0.0
