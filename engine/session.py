@@ -47,6 +47,7 @@ class Session:
         self.options = Options(self._option_table())
 
     def info_string(self, text: str) -> None:
+        """(This and ``error`` only write: the reader thread may call them too.)"""
         self.send(f"info string {text}")
 
     def error(self, text: str) -> None:

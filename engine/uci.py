@@ -25,7 +25,7 @@ from __future__ import annotations
 import queue
 import sys
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TextIO
 
@@ -148,7 +148,8 @@ class Uci:
     def _bench(self, args: list[str], arrived: float) -> None:
         self._queue_job(Job("bench", arrived), args, check=check_bench_args)
 
-    def _queue_job(self, job: Job, args: list[str], check=None) -> None:
+    def _queue_job(self, job: Job, args: list[str],
+                   check: Callable[[list[str]], int] | None = None) -> None:
         """Queue a long command; one with bad arguments is refused here, so
         that it is never counted as running."""
         if check is not None:

@@ -81,35 +81,51 @@ class GoRecord:
 
 
 @dataclass
+class Latencies:
+    """Answer times in ms, with the line sent before the slowest ones."""
+    ms: list[float] = field(default_factory=list)
+    slowest: list[tuple[float, str]] = field(default_factory=list)
+
+    def add(self, ms: float, after: str = "") -> None:
+        self.ms.append(ms)
+        self.slowest = sorted(self.slowest + [(ms, after)], reverse=True)[:3]
+
+    def describe(self) -> str:
+        if not self.ms:
+            return "none"
+        ordered = sorted(self.ms)
+        text = (f"median {statistics.median(ordered):.2f} ms, 99% "
+                f"{ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]:.2f} ms, worst "
+                f"{ordered[-1]:.1f} ms, {sum(ms > 50 for ms in ordered)} of {len(ordered)} over 50 ms")
+        if any(after for _, after in self.slowest):
+            text += "; the slowest after: " + "; ".join(
+                f"{after[:50]!r} ({ms:.0f} ms)" for ms, after in self.slowest)
+        return text
+
+
+@dataclass
 class Report:
     lines: int = 0
     gos: int = 0
     restarts: int = 0
-    isready_ms: list[float] = field(default_factory=list)
-    first_isready_ms: list[float] = field(default_factory=list)     # after each start
-    stop_ms: list[float] = field(default_factory=list)
+    busy_isready: Latencies = field(default_factory=Latencies)   # a go was running: at once
+    idle_isready: Latencies = field(default_factory=Latencies)   # in turn, after what came before
+    first_isready: Latencies = field(default_factory=Latencies)  # after a start: the net loads
+    stop: Latencies = field(default_factory=Latencies)           # stop to bestmove
     late: list[tuple[str, float]] = field(default_factory=list)
     checked_moves: int = 0
-    slowest: list[tuple[float, str]] = field(default_factory=list)   # isready after which lines
     failures: list[str] = field(default_factory=list)
     context: list[str] = field(default_factory=list)    # the traffic before the first failure
 
     def summary(self) -> str:
-        def pct(values: list[float], q: float) -> float:
-            return sorted(values)[min(len(values) - 1, int(q * len(values)))] if values else math.nan
-        ready, stops = self.isready_ms, self.stop_ms
         worst_late = max((ms for _, ms in self.late), default=0.0)
         return "\n".join([
             f"{self.lines} lines, {self.gos} go, {self.restarts} engine restarts (quit), "
             f"{self.checked_moves} moves checked legal",
-            f"isready: median {statistics.median(ready) if ready else math.nan:.2f} ms, "
-            f"99% {pct(ready, 0.99):.2f} ms, worst {max(ready, default=math.nan):.1f} ms, "
-            f"{sum(ms > 50 for ms in ready)} of {len(ready)} over 50 ms; the slowest after: "
-            + "; ".join(f"{line[:60]!r} ({ms:.0f} ms)" for ms, line in self.slowest),
-            f"first isready after a start (the net loads): worst "
-            f"{max(self.first_isready_ms, default=math.nan):.0f} ms",
-            f"stop to bestmove: median {statistics.median(stops) if stops else math.nan:.2f} ms, "
-            f"worst {max(stops, default=math.nan):.1f} ms ({len(stops)} stops)",
+            f"isready during a search: {self.busy_isready.describe()}",
+            f"isready otherwise (in turn): {self.idle_isready.describe()}",
+            f"first isready after a start (the net loads): {self.first_isready.describe()}",
+            f"stop to bestmove: {self.stop.describe()}",
             f"bounded searches answering more than {SLACK_MS} ms after their bound: {len(self.late)}"
             + (f" (worst {worst_late:.0f} ms)" if self.late else ""),
             f"failures: {len(self.failures)}",
@@ -442,7 +458,7 @@ class Fuzzer:
         if self.current is go:
             self.current = None
         if go.stop_sent is not None:
-            self.report.stop_ms.append((at - go.stop_sent) * 1000)
+            self.report.stop.add((at - go.stop_sent) * 1000)
         elif go.bound_ms is not None and (at - go.sent) * 1000 > go.bound_ms + SLACK_MS:
             self.report.late.append((go.line, (at - go.sent) * 1000 - go.bound_ms))
         if len(words) < 2 or go.board is None:
@@ -495,6 +511,7 @@ class Fuzzer:
         """isready, and wait for its readyok while reading everything else."""
         self.isready += 1
         expected = self.isready
+        busy = bool(self.gos)
         sent = self.engine.send("isready\n")
         deadline = sent + self.hang_s
         while self.readyok < expected:
@@ -506,12 +523,10 @@ class Fuzzer:
             if line is None:
                 raise EOFError
             self.take(at, line)
-            if line == "readyok" and self.readyok == expected and expected == 1:
-                self.report.first_isready_ms.append((at - sent) * 1000)   # loads the net
-            elif line == "readyok" and self.readyok == expected:
-                self.report.isready_ms.append((at - sent) * 1000)
-                self.report.slowest.append(((at - sent) * 1000, self.last_line))
-                self.report.slowest = sorted(self.report.slowest, reverse=True)[:3]
+            if line == "readyok" and self.readyok == expected:
+                kind = ("first_isready" if expected == 1 else
+                        "busy_isready" if busy else "idle_isready")
+                getattr(self.report, kind).add((at - sent) * 1000, self.last_line)
 
     def stop_open_ended(self, force: bool = False) -> None:
         now = time.monotonic()
