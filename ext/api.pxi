@@ -182,6 +182,23 @@ cdef class Board:
         return [(move_to_uci(&self.pos, m), nmm_output(&self.pos, enc, m))
                 for m in self._moves(GEN_ALL)]
 
+    def td_features(self, squares: str = "A") -> tuple[list[float], list[int]]:
+        """The TD evaluation's inputs here: set A's numbers and the active
+        square inputs of set ``squares`` ("A": none, "B": kings and pawns,
+        "C": all pieces), all from the side to move's view.
+
+        >>> values, active = Board().td_features("B")
+        >>> values[:5], len(active)         # our Q, R, B, N, P; 2 kings + 16 pawns
+        ([1.0, 2.0, 2.0, 2.0, 8.0], 18)
+        """
+        cdef float f[FEATURES_A]
+        cdef int idx[MAX_ACTIVE]
+        cdef int n = 0
+        features_a(&self.pos, f)
+        if squares != "A":
+            n = active_squares(&self.pos, square_set(squares) == 2, idx)
+        return [f[i] for i in range(FEATURES_A)], sorted(idx[i] for i in range(n))
+
     # --- game state ----------------------------------------------------------
 
     def is_check(self) -> bool:
@@ -274,3 +291,61 @@ cdef class Board:
 
     def __repr__(self) -> str:
         return f"Board({self.fen()!r})"
+
+
+def square_set(name: str) -> int:
+    """0, 1, 2 for the TD feature sets "A", "B", "C"; ValueError otherwise."""
+    if name not in ("A", "B", "C"):
+        raise ValueError(f"unknown feature set {name!r} (A, B or C)")
+    return "ABC".index(name)
+
+
+TD_SQUARE_INPUTS = {"A": 0, "B": SQUARES_B, "C": SQUARES_C}
+TD_FEATURES_A = FEATURES_A
+
+
+def replay_features(str fen, list moves, str squares, bint chess960=False):
+    """Play ``moves`` from ``fen`` and return, for the position before each
+    move and the one after the last, the TD inputs and what the trainer needs
+    beside them, as numpy arrays:
+
+    dense (n, FEATURES_A) float32, active (n, 32) int16 padded with -1,
+    stm (n,) uint8 (0 White), phase (n,) uint8 (0..24, see game_phase),
+    hand (n,) int16 (the handwritten evaluation, side to move's view, cp).
+
+    ValueError if a move is illegal.
+    """
+    import numpy as np
+    cdef Board board = Board(fen, chess960)
+    cdef Py_ssize_t n = len(moves) + 1, i, k
+    cdef int count
+    cdef int idx[MAX_ACTIVE]
+    cdef int which = square_set(squares)
+    dense = np.zeros((n, FEATURES_A), np.float32)
+    active = np.full((n, MAX_ACTIVE), -1, np.int16)
+    stm = np.zeros(n, np.uint8)
+    phase = np.zeros(n, np.uint8)
+    hand = np.zeros(n, np.int16)
+    cdef float[:, ::1] d = dense
+    cdef int16_t[:, ::1] a = active
+    cdef uint8_t[::1] s = stm
+    cdef uint8_t[::1] ph = phase
+    cdef int16_t[::1] h = hand
+    cdef Move m
+    for i in range(n):
+        if i > 0:
+            m = board._parse(moves[i - 1])
+            if m == 0:
+                raise ValueError(f"illegal move {moves[i - 1]!r} in {board.fen()}")
+            if board.pos.hist_len >= HISTORY_CAP - MAX_PLY - 8:
+                compact_history(&board.pos)
+            make_move(&board.pos, m)
+        features_a(&board.pos, &d[i, 0])
+        if which:
+            count = active_squares(&board.pos, which == 2, idx)
+            for k in range(count):
+                a[i, k] = idx[k]
+        s[i] = board.pos.stm
+        ph[i] = game_phase(&board.pos)
+        h[i] = max(-32000, min(32000, evaluate(&board.pos, NULL)))
+    return dense, active, stm, phase, hand

@@ -156,29 +156,51 @@ cdef inline u64 pawn_attacks_bb(u64 pawns, int color) noexcept nogil:
     return ((pawns & ~FILE_A_BB) >> 9) | ((pawns & ~FILE_H_BB) >> 7)
 
 
-cdef int eval_pawns(const Position* pos, int color, int* passed_score) noexcept nogil:
-    """Doubled, isolated and backward pawns; passed pawns go to ``passed_score``."""
-    cdef int them = color ^ 1, sq, rr, stop, score = 0, passed = 0
+ctypedef struct PawnFacts:
+    u64 doubled         # pawns with an own pawn in front on their file
+    u64 isolated        # no own pawn on a neighbouring file
+    u64 backward        # not isolated, no own pawn beside or behind, stop square hit by an enemy pawn
+    u64 passed          # no enemy pawn in front on its file or beside, the frontmost of its file
+
+
+cdef void pawn_facts(const Position* pos, int color, PawnFacts* facts) noexcept nogil:
+    """Classify ``color``'s pawns; shared by this evaluation and the TD features."""
+    cdef int them = color ^ 1, sq, stop
     cdef u64 own = pos.pieces[PAWN + 6 * color], enemy = pos.pieces[PAWN + 6 * them]
     cdef u64 enemy_attacks = pawn_attacks_bb(enemy, them)
     cdef u64 b = own
+    facts.doubled = facts.isolated = facts.backward = facts.passed = 0
+    while b:
+        sq = pop_lsb(&b)
+        stop = sq + (8 if color == WHITE else -8)
+        if FORWARD_FILE[color][sq] & own:
+            facts.doubled |= bit(sq)
+        if not (ADJACENT_FILES[file_of(sq)] & own):
+            facts.isolated |= bit(sq)
+        elif not (BEHIND_SPAN[color][sq] & own) and (enemy_attacks & bit(stop)):
+            facts.backward |= bit(sq)
+        if not (PASSED_SPAN[color][sq] & enemy) and not (FORWARD_FILE[color][sq] & own):
+            facts.passed |= bit(sq)
+
+
+cdef int eval_pawns(const Position* pos, int color, int* passed_score) noexcept nogil:
+    """Doubled, isolated and backward pawns; passed pawns go to ``passed_score``."""
+    cdef int them = color ^ 1, sq, rr, stop, passed = 0
+    cdef PawnFacts facts
+    pawn_facts(pos, color, &facts)
+    cdef int score = (DOUBLED * popcount(facts.doubled) + ISOLATED * popcount(facts.isolated)
+                      + BACKWARD * popcount(facts.backward))
+    cdef u64 b = facts.passed
     while b:
         sq = pop_lsb(&b)
         rr = rank_of(relative_sq(color, sq))
         stop = sq + (8 if color == WHITE else -8)
-        if FORWARD_FILE[color][sq] & own:
-            score += DOUBLED
-        if not (ADJACENT_FILES[file_of(sq)] & own):
-            score += ISOLATED
-        elif not (BEHIND_SPAN[color][sq] & own) and (enemy_attacks & bit(stop)):
-            score += BACKWARD
-        if not (PASSED_SPAN[color][sq] & enemy) and not (FORWARD_FILE[color][sq] & own):
-            passed += PASSED_RANK[rr]
-            if pos.board[stop] == EMPTY:
-                passed += PASSED_FREE * (rr - 1)
-            # In the end game, kings near the path decide the race.
-            passed += S(0, PASSED_KING_DIST * (rr - 1) * (
-                DISTANCE[pos.king[them]][stop] - DISTANCE[pos.king[color]][stop]))
+        passed += PASSED_RANK[rr]
+        if pos.board[stop] == EMPTY:
+            passed += PASSED_FREE * (rr - 1)
+        # In the end game, kings near the path decide the race.
+        passed += S(0, PASSED_KING_DIST * (rr - 1) * (
+            DISTANCE[pos.king[them]][stop] - DISTANCE[pos.king[color]][stop]))
     passed_score[0] = passed
     return score
 
