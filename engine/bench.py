@@ -42,12 +42,15 @@ POSITIONS = [
 
 def run_bench(depth: int = DEFAULT_DEPTH, hash_mb: int = 16,
               on_position: Callable[[int, str, dict], None] | None = None,
-              stopped: Callable[[], bool] = lambda: False) -> tuple[int, float]:
+              stopped: Callable[[], bool] = lambda: False, td=None) -> tuple[int, float]:
     """Search every position to ``depth``; return (total nodes, seconds).
 
     ``stopped`` is asked before each position: once it says True the rest
-    are skipped (the total is then no signature)."""
+    are skipped (the total is then no signature). ``td``: an
+    engine.nets.TdNet to evaluate with instead of the handwritten function."""
     searcher = Searcher(hash_mb)
+    if td is not None:
+        searcher.set_td(td.squares, td.w1, td.b1, td.w2, td.b2, td.cp_scale)
     total, elapsed = 0, 0.0
     for i, fen in enumerate(POSITIONS):
         if stopped():

@@ -102,14 +102,20 @@ def bench_perft(runs: int, quick: bool) -> None:
 
 @main.command()
 @click.option("--depth", type=click.IntRange(1, 64), default=None, help="Search depth (default: the bench depth).")
-def bench(depth: int | None) -> None:
+@click.option("--eval", "evaluation", type=click.Choice(["handwritten", "td"]), default="handwritten",
+              show_default=True, help="The evaluation to search with.")
+@click.option("--eval-file", type=click.Path(dir_okay=False), default=None,
+              help="The TD net for --eval td (default: the shipped nets/td.npz).")
+def bench(depth: int | None, evaluation: str, eval_file: str | None) -> None:
     """Fixed-depth search of fixed positions; the last line is 'N nodes M nps'."""
     from engine.bench import DEFAULT_DEPTH, run_bench
+    from engine.nets import DEFAULT_TD, load_td
+    td = load_td(Path(eval_file) if eval_file else DEFAULT_TD) if evaluation == "td" else None
 
     def show(i: int, fen: str, result: dict) -> None:
         click.echo(f"position {i + 1:2}: {result['bestmove']:6} score {result['score']:6} "
                    f"nodes {result['nodes']}", err=True)
-    nodes, seconds = run_bench(depth or DEFAULT_DEPTH, on_position=show)
+    nodes, seconds = run_bench(depth or DEFAULT_DEPTH, on_position=show, td=td)
     click.echo(f"{nodes} nodes {int(nodes / max(seconds, 1e-9))} nps")
 
 
@@ -229,6 +235,25 @@ def data_nmm(data_path: str | None, out: str, seed: int, jobs: int, limit: int |
     click.echo(json.dumps(summary, indent=2))
 
 
+@data.command("td")
+@click.option("--data", "data_path", type=click.Path(file_okay=False), default=None,
+              help="The data folder (default: $NMM_DATA or ../shared/data).")
+@click.option("--out", type=click.Path(dir_okay=False), default="var/td/games.npz", show_default=True)
+@click.option("--games", type=int, default=60_000, show_default=True, help="Games drawn at random (0: all).")
+@click.option("--val-games", type=int, default=2000, show_default=True, help="Held back for validation.")
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--jobs", "-j", type=int, default=2, show_default=True)
+def data_td(data_path: str | None, out: str, games: int, val_games: int, seed: int, jobs: int) -> None:
+    """Games for the TD evaluation: every position's features, each game's result."""
+    import json
+
+    from engine.data.td import build
+    from engine.perft import data_dir
+    summary = build(Path(data_path) if data_path else data_dir(), Path(out), games or None, seed, jobs,
+                    val_games)
+    click.echo(json.dumps(summary, indent=2))
+
+
 @main.group("train")
 def train_group() -> None:
     """Train the nets."""
@@ -275,6 +300,45 @@ def train_nmm(sets: str, learn_name: str, positions: int, encoding: str, loss: s
     if report:
         Path(report).parent.mkdir(parents=True, exist_ok=True)
         Path(report).write_text(json.dumps(info, indent=2))
+
+
+@train_group.command("td")
+@click.option("--games-file", type=click.Path(dir_okay=False), default="var/td/games.npz", show_default=True,
+              help="Training games (from 'nmm-chess data td').")
+@click.option("--out", type=click.Path(dir_okay=False), default="var/td/td.npz", show_default=True,
+              help="The net; beside it .curve.csv, .curve.png and .json.")
+@click.option("--work", type=click.Path(file_okay=False), default=None,
+              help="Checkpoint folder (default: the net's name + .work); a rerun resumes from it.")
+@click.option("--squares", type=click.Choice(["A", "B", "C"]), default="B", show_default=True,
+              help="Feature set: A (hand features), B (+ king and pawn squares), C (+ all pieces).")
+@click.option("--nets", type=click.Choice(["1", "3"]), default="3", show_default=True,
+              help="One net, or one per phase (opening, middle game, end game), blended.")
+@click.option("--hidden", type=int, default=60, show_default=True, help="Hidden units (0: linear net).")
+@click.option("--lam", type=float, default=0.9, show_default=True)
+@click.option("--lr", type=float, default=0.001, show_default=True)
+@click.option("--optimiser", type=click.Choice(["adam", "sgd"]), default="adam", show_default=True)
+@click.option("--games-per-step", type=int, default=16, show_default=True)
+@click.option("--epochs", type=int, default=2, show_default=True)
+@click.option("--init", type=click.Choice(["hand", "random"]), default="hand", show_default=True,
+              help="Start from a fit to the handwritten evaluation, or from random weights.")
+@click.option("--init-steps", type=int, default=2000, show_default=True)
+@click.option("--games", type=int, default=0, show_default=True, help="Training games used (0: all).")
+@click.option("--seed", type=int, default=1, show_default=True)
+def train_td(games_file: str, out: str, work: str | None, squares: str, nets: str, hidden: int,
+             lam: float, lr: float, optimiser: str, games_per_step: int, epochs: int, init: str,
+             init_steps: int, games: int, seed: int) -> None:
+    """The TD(lambda) evaluation net from master games (Mannen's thesis, chapter 6)."""
+    import json
+
+    from engine.train.td_run import TdConfig, train
+    config = TdConfig(squares=squares, nets=int(nets), hidden=hidden, lam=lam, lr=lr,
+                      optimiser=optimiser, games_per_step=games_per_step, epochs=epochs, init=init,
+                      init_steps=init_steps, games=games, seed=seed)
+    out_path = Path(out)
+    summary = train(Path(games_file), out_path, Path(work) if work else out_path.with_suffix(".work"),
+                    config, log=click.echo)
+    out_path.with_suffix(".json").write_text(json.dumps(summary, indent=2))
+    click.echo(json.dumps({k: v for k, v in summary.items() if k not in ("history", "data")}, indent=2))
 
 
 @main.group()

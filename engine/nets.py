@@ -104,3 +104,134 @@ def load_nmm(path: Path) -> NmmNet:
     info = {k: v for k, v in header.items() if k not in known}
     return NmmNet(encoding, np.ascontiguousarray(weights, np.float32),
                   np.ascontiguousarray(bias, np.float32), info)
+
+
+# --- the TD-trained evaluation --------------------------------------------
+
+TD_LAYOUT = "thesis-appendix-b/1"          # engine/data/td.py LAYOUT: the core's feature layout
+TD_SQUARES = {"A": 0, "B": 224, "C": 736}
+TD_DENSE = 62
+DEFAULT_TD = NETS_DIR / "td.npz"
+
+
+@dataclass
+class TdNet:
+    """Phase nets (1 or 3) over set A's numbers and the square inputs of ``squares``.
+
+    The input normalisation of training is folded into the first layer, so the
+    engine feeds the raw features. ``hidden`` 0 is the linear net (``w2`` then
+    holds one weight per input).
+    """
+    squares: str
+    w1: np.ndarray              # (nets, inputs, hidden) float32
+    b1: np.ndarray              # (nets, hidden)
+    w2: np.ndarray              # (nets, hidden), or (nets, inputs) for the linear net
+    b2: np.ndarray              # (nets,)
+    cp_scale: float             # cp = 2 * cp_scale * atanh(output)
+    info: dict = field(default_factory=dict)
+
+    @property
+    def nets(self) -> int:
+        return self.b2.shape[0]
+
+    @property
+    def hidden(self) -> int:
+        return self.b1.shape[1]
+
+    @property
+    def inputs(self) -> int:
+        return TD_DENSE + TD_SQUARES[self.squares]
+
+    @classmethod
+    def from_training(cls, mlps: list, mean: np.ndarray, std: np.ndarray, squares: str,
+                      cp_scale: float, info: dict) -> "TdNet":
+        """Fold (x - mean) / std on the dense inputs into the trained weights."""
+        w1, b1, w2, b2 = [], [], [], []
+        for m in mlps:
+            if m.hidden == 0:
+                w = m.w2.astype(np.float64).copy()
+                bias = float(m.b2[0]) - float((mean / std) @ w[:TD_DENSE])
+                w[:TD_DENSE] /= std
+                w1.append(np.zeros((len(w), 0)))
+                b1.append(np.zeros(0))
+                w2.append(w)
+                b2.append(bias)
+            else:
+                w = m.w1.astype(np.float64).copy()
+                bias = m.b1 - (mean / std) @ w[:TD_DENSE]
+                w[:TD_DENSE] /= std[:, None]
+                w1.append(w)
+                b1.append(bias)
+                w2.append(m.w2)
+                b2.append(float(m.b2[0]))
+        f32 = lambda a: np.ascontiguousarray(np.array(a), np.float32)  # noqa: E731
+        return cls(squares, f32(w1), f32(b1), f32(w2), f32(b2), float(cp_scale), info)
+
+    def evaluate(self, dense: np.ndarray, active: list[int], weights: np.ndarray) -> float:
+        """The blended output for one position (numpy; the engine's is in the core)."""
+        x = np.zeros(self.inputs, np.float32)
+        x[:TD_DENSE] = dense
+        x[[TD_DENSE + a for a in active]] = 1
+        out = 0.0
+        for i in range(self.nets):
+            if weights[i] > 0:
+                if self.hidden == 0:
+                    y = x @ self.w2[i] + self.b2[i]
+                else:
+                    z = x @ self.w1[i] + self.b1[i]
+                    y = (z / (1 + np.abs(z))) @ self.w2[i] + self.b2[i]
+                out += weights[i] * float(y)
+        return out
+
+
+def save_td(net: TdNet, path: Path) -> None:
+    header = {"format": FORMAT, "version": VERSION, "kind": "td", "encoding": f"td-{net.squares}",
+              "layout": TD_LAYOUT, "inputs": net.inputs, "hidden": net.hidden, "nets": net.nets,
+              "phase_rule": "nets 3: end = clip((12 - phase) / 8), opening = clip((16 - fullmove) / 8)"
+                            " * (1 - end), middle = the rest (engine/train/td_run.py phase_weights)",
+              "cp_scale": net.cp_scale,
+              "shapes": {"w1": list(net.w1.shape), "b1": list(net.b1.shape), "w2": list(net.w2.shape),
+                         "b2": list(net.b2.shape)},
+              **net.info}
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(path, header=np.array(json.dumps(header)), w1=net.w1, b1=net.b1, w2=net.w2,
+                        b2=net.b2)
+
+
+def load_td(path: Path) -> TdNet:
+    """Load and check a TD evaluation net."""
+    header, arrays = read_header(path)
+    if header.get("kind") != "td":
+        raise NetError(f"{path} holds a {header.get('kind')!r} net, not a TD evaluation")
+    encoding = header.get("encoding", "")
+    squares = encoding[3:] if encoding.startswith("td-") else None
+    if squares not in TD_SQUARES:
+        raise NetError(f"{path} was trained for encoding {encoding!r}, which this engine does not know")
+    if header.get("layout") != TD_LAYOUT:
+        raise NetError(f"{path} was trained on features {header.get('layout')!r}; "
+                       f"this engine computes {TD_LAYOUT!r}")
+    missing = [k for k in ("w1", "b1", "w2", "b2") if k not in arrays]
+    if missing:
+        raise NetError(f"{path} lacks {', '.join(missing)}")
+    w1, b1, w2, b2 = (arrays[k] for k in ("w1", "b1", "w2", "b2"))
+    nets, hidden, inputs = header.get("nets"), header.get("hidden"), TD_DENSE + TD_SQUARES[squares]
+    if nets not in (1, 3) or not isinstance(hidden, int) or not 0 <= hidden <= 1024:
+        raise NetError(f"{path}: {nets!r} nets of {hidden!r} hidden units is not a TD net this engine runs")
+    expected = {"w1": (nets, inputs, hidden), "b1": (nets, hidden),
+                "w2": (nets, hidden if hidden else inputs), "b2": (nets,)}
+    for k, shape in expected.items():
+        if arrays[k].shape != shape:
+            raise NetError(f"{path}: {k} has shape {arrays[k].shape}, expected {shape} for {encoding}")
+    if header.get("inputs") != inputs:
+        raise NetError(f"{path}: the header's inputs disagree with the encoding {encoding}")
+    scale = header.get("cp_scale")
+    if not isinstance(scale, (int, float)) or not 1 <= scale <= 10_000:
+        raise NetError(f"{path}: cp_scale {scale!r} is not a usable scale")
+    if not all(np.isfinite(a).all() for a in (w1, b1, w2, b2)):
+        raise NetError(f"{path} holds values that are not finite numbers")
+    known = {"format", "version", "kind", "encoding", "layout", "inputs", "hidden", "nets", "phase_rule",
+             "cp_scale", "shapes"}
+    f32 = lambda a: np.ascontiguousarray(a, np.float32)  # noqa: E731
+    return TdNet(squares, f32(w1), f32(b1), f32(w2), f32(b2), float(scale),
+                 {k: v for k, v in header.items() if k not in known})

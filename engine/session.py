@@ -44,6 +44,8 @@ class Session:
         self._searcher: Searcher | None = None
         self._hash_mb = HASH_DEFAULT_MB     # the Hash value the table was last made with
         self._suggested_hhweight = 0.0
+        self._td_file: str | None = None    # the EvalFile the loaded TD net came from
+        self._td_net = None
         self.options = Options(self._option_table())
 
     def info_string(self, text: str) -> None:
@@ -80,6 +82,8 @@ class Session:
             Option("NullMove", "check", True, apply=configure("null_move")),
             Option("LateMoveReductions", "check", True, apply=configure("lmr")),
             Option("FutilityPruning", "check", True, apply=configure("futility")),
+            Option("Eval", "combo", "handwritten", choices=("handwritten", "td"), apply=self._set_eval),
+            Option("EvalFile", "string", "nets/td.npz", apply=self._set_eval_file),
         ]
 
     @property
@@ -90,6 +94,12 @@ class Session:
             self._searcher = Searcher(self._hash_mb)
             self._searcher.configure(nmm_min_depth=self.options["NMMMinDepth"])
             self._load_nmm(self.options["NMMFile"])
+            if self.options["Eval"] == "td":
+                try:
+                    self._set_eval("td")
+                except OptionError as e:
+                    self.options.values["Eval"] = "handwritten"
+                    self.error(str(e))
         return self._searcher
 
     def _set_hash(self, megabytes: int) -> None:
@@ -123,6 +133,46 @@ class Session:
         self.searcher.set_nmm(net.encoding, net.weights, net.bias)
         self._suggested_hhweight = net.suggested_hhweight
         self._apply_hhweight()
+
+    def _set_eval(self, value: str) -> None:
+        """Eval td loads EvalFile (once) and searches with it; a file that
+        cannot be used is reported and the handwritten evaluation stays."""
+        if self._searcher is None:
+            return                      # applied when the searcher is made
+        if value == "handwritten":
+            self._searcher.use_td(False)
+            return
+        if self._td_file != self.options["EvalFile"]:
+            try:
+                self._load_td(self.options["EvalFile"])
+            except OptionError as e:
+                raise OptionError(f"{e}; Eval stays handwritten") from None
+        self._searcher.use_td(True)
+
+    def _set_eval_file(self, path: str) -> None:
+        if self._searcher is None or self.options["Eval"] != "td":
+            self._td_file = None        # loaded when Eval td asks for it
+            return
+        try:
+            self._load_td(path)
+        except OptionError as e:
+            self._searcher.use_td(False)
+            self.options.values["Eval"] = "handwritten"
+            self._td_file = None
+            raise OptionError(f"{e}; the evaluation falls back to handwritten") from None
+
+    def _load_td(self, path: str) -> None:
+        from engine.nets import NetError, load_td
+        resolved = Path(path).expanduser()
+        if not resolved.is_absolute() and not resolved.exists():
+            resolved = self.repo / resolved
+        try:
+            net = load_td(resolved)
+        except NetError as e:
+            raise OptionError(f"EvalFile: {e}") from None
+        self._searcher.set_td(net.squares, net.w1, net.b1, net.w2, net.b2, net.cp_scale)
+        self._td_net = net
+        self._td_file = path
 
     def _apply_hhweight(self) -> None:
         """HistoryWeight is in millionths (UCI spins are integers, and useful
@@ -171,7 +221,11 @@ class Session:
         self.send(f"Legal moves: {' '.join(self.board.legal_moves())}")
 
     def evaluation(self, args: list[str]) -> None:
-        """The handwritten evaluation term by term, White's view."""
+        """The evaluation in use: the handwritten one term by term (White's
+        view), or the TD net's output, phase blend and strongest inputs."""
+        if self.options["Eval"] == "td" and self.searcher.uses_td:
+            self._td_evaluation()
+            return
         trace = eval_trace(self.board)
         self.send(f"{'term':<16}{'white mg':>10}{'eg':>7}{'black mg':>10}{'eg':>7}{'total mg':>10}{'eg':>7}")
         for name, (wm, we, bm, be) in trace["terms"].items():
@@ -179,6 +233,12 @@ class Session:
         self.send(f"phase {trace['phase']}/24, end-game scale {trace['scale']}/64, "
                   f"tempo {trace['tempo']} for the side to move")
         self.send(f"Final evaluation: {trace['total'] / 100:+.2f} (White's view)")
+
+    def _td_evaluation(self) -> None:
+        from engine.evaluation.explain import explain
+        report = explain(self._td_net, self.board, self.searcher.td_output(self.board))
+        for line in report:
+            self.send(line)
 
     def nmm(self, args: list[str]) -> None:
         """Every legal move ranked by the Neural MoveMap, best first."""

@@ -67,6 +67,16 @@ cdef class Board:
         return "wb"[self.pos.stm]
 
     @property
+    def phase(self) -> int:
+        """Material phase: 24 with every piece on, 0 with pawns and kings only
+        (knight and bishop 1, rook 2, queen 4; capped at 24)."""
+        return game_phase(&self.pos)
+
+    @property
+    def fullmove(self) -> int:
+        return self.pos.fullmove
+
+    @property
     def ply(self) -> int:
         """Moves pushed since the last set_fen (that can still be popped)."""
         return self.pos.hist_len

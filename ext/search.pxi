@@ -5,6 +5,14 @@
 
 from libc.math cimport log
 
+
+cdef inline int static_eval(Search* s, const Position* pos) noexcept nogil:
+    """The evaluation in use: the TD net when one is loaded and chosen, else the handwritten one."""
+    if s.td != NULL:
+        return td_evaluate(s.td, s.td_cache, pos)
+    return evaluate(pos, NULL)
+
+
 cdef int LMR_TABLE[64][64]      # reduction by [depth][moves searched]
 cdef int LMP_LIMIT[5]           # quiet moves tried before late-move pruning, by depth
 
@@ -86,7 +94,7 @@ cdef int qsearch(Search* s, int alpha, int beta, int ply) noexcept nogil:
         return 0
     check = in_check(pos)
     if ply >= MAX_PLY:
-        return 0 if check else evaluate(pos, NULL)
+        return 0 if check else static_eval(s, pos)
 
     entry = tt_probe(s.tt, pos.key)
     if entry != NULL:
@@ -100,7 +108,7 @@ cdef int qsearch(Search* s, int alpha, int beta, int ply) noexcept nogil:
     if check:
         best = -INFINITE
     else:
-        stand_pat = entry.eval if entry != NULL else evaluate(pos, NULL)
+        stand_pat = entry.eval if entry != NULL else static_eval(s, pos)
         if stand_pat >= beta:
             return stand_pat
         if stand_pat > alpha:
@@ -166,7 +174,7 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
     if is_draw(pos, ply):
         return 0
     if ply >= MAX_PLY - 1:
-        return 0 if check else evaluate(pos, NULL)
+        return 0 if check else static_eval(s, pos)
     # Mate distance pruning: no score here can beat a mate already found nearer the root.
     if alpha < -MATE + ply:
         alpha = -MATE + ply
@@ -190,7 +198,7 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
     elif entry != NULL:
         eval = entry.eval
     else:
-        eval = evaluate(pos, NULL)
+        eval = static_eval(s, pos)
     s.static_eval[ply] = eval
     improving = (not check and ply >= 2 and s.static_eval[ply - 2] != NO_SCORE
                  and eval > s.static_eval[ply - 2])
@@ -368,7 +376,7 @@ cdef void iterative_deepening(Search* s) noexcept nogil:
     if s.n_root == 0:
         return
     # The root's own evaluation: the "improving" test at ply 2 compares with it.
-    s.static_eval[0] = NO_SCORE if in_check(&s.pos) else evaluate(&s.pos, NULL)
+    s.static_eval[0] = NO_SCORE if in_check(&s.pos) else static_eval(s, &s.pos)
     lines = s.opt.multipv if s.opt.multipv < s.n_root else s.n_root
     for depth in range(1, s.limits.depth + 1):
         s.root_depth = depth

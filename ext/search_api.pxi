@@ -49,6 +49,7 @@ cdef class Searcher:
     cdef Search* s
     cdef TTable tt
     cdef NmmNet net
+    cdef TdEval td
     cdef object on_info
     cdef object on_currmove
 
@@ -79,12 +80,17 @@ cdef class Searcher:
         self.net.scale = NULL
         self.net.bias = NULL
         self.s.nmm_cache = <NmmCacheEntry*>calloc(NMM_CACHE_SIZE, sizeof(NmmCacheEntry))
-        if self.s.nmm_cache == NULL:
+        self.s.td = NULL
+        self.td.w1 = self.td.b1 = self.td.w2 = self.td.b2 = NULL
+        self.s.td_cache = <TdCacheEntry*>calloc(TD_CACHE_SIZE, sizeof(TdCacheEntry))
+        if self.s.nmm_cache == NULL or self.s.td_cache == NULL:
             raise MemoryError
 
     def __dealloc__(self):
         if self.s != NULL:
             free(self.s.nmm_cache)
+            free(self.s.td_cache)
+        self._free_td()
         free(self.net.weights)
         free(self.net.scale)
         free(self.net.bias)
@@ -124,6 +130,77 @@ cdef class Searcher:
     def hash_mb(self) -> float:
         """The table's size in MB (the largest power of two of buckets within Hash)."""
         return (self.tt.mask + 1) * sizeof(TTBucket) / (1024 * 1024)
+
+    def set_td(self, squares: str, w1, b1, w2, b2, float cp_scale) -> None:
+        """Evaluate with a TD net from now on (engine.nets.TdNet's arrays,
+        float32, C order; checked there). Clears the table: its stored
+        evaluations were the other function's."""
+        cdef int which = square_set(squares)
+        cdef const float[:, :, ::1] a1 = w1
+        cdef const float[:, ::1] a2 = b1
+        cdef const float[:, ::1] a3 = w2
+        cdef const float[::1] a4 = b2
+        cdef int nets = a4.shape[0], inputs = a1.shape[1], hidden = a1.shape[2]
+        if (nets not in (1, 3) or inputs != TD_FEATURES_A + TD_SQUARE_INPUTS[squares] or hidden > 1024
+                or a2.shape[0] != nets or a2.shape[1] != hidden or a3.shape[0] != nets
+                or a3.shape[1] != (hidden if hidden else inputs) or a1.shape[0] != nets):
+            raise ValueError("TD net shapes do not fit")
+        self.clear_td()
+        self._free_td()
+        self.td.w1 = <float*>malloc(max(1, nets * inputs * hidden) * sizeof(float))
+        self.td.b1 = <float*>malloc(max(1, nets * hidden) * sizeof(float))
+        self.td.w2 = <float*>malloc(nets * a3.shape[1] * sizeof(float))
+        self.td.b2 = <float*>malloc(nets * sizeof(float))
+        if self.td.w1 == NULL or self.td.b1 == NULL or self.td.w2 == NULL or self.td.b2 == NULL:
+            self._free_td()
+            raise MemoryError
+        if hidden:
+            memcpy(self.td.w1, &a1[0, 0, 0], nets * inputs * hidden * sizeof(float))
+            memcpy(self.td.b1, &a2[0, 0], nets * hidden * sizeof(float))
+        memcpy(self.td.w2, &a3[0, 0], nets * a3.shape[1] * sizeof(float))
+        memcpy(self.td.b2, &a4[0], nets * sizeof(float))
+        self.td.squares = which
+        self.td.nets = nets
+        self.td.hidden = hidden
+        self.td.inputs = inputs
+        self.td.cp_scale = cp_scale
+        memset(self.s.td_cache, 0, TD_CACHE_SIZE * sizeof(TdCacheEntry))
+        self.s.td = &self.td
+        self.clear_hash()
+
+    def clear_td(self) -> None:
+        """Evaluate with the handwritten function again (the net stays loaded for use_td)."""
+        if self.s.td != NULL:
+            self.s.td = NULL
+            self.clear_hash()
+
+    def use_td(self, bint on) -> None:
+        """Switch between the loaded TD net and the handwritten evaluation."""
+        if on and self.td.b2 == NULL:
+            raise ValueError("no TD net is loaded")
+        if on and self.s.td == NULL:
+            self.s.td = &self.td
+            memset(self.s.td_cache, 0, TD_CACHE_SIZE * sizeof(TdCacheEntry))
+            self.clear_hash()
+        elif not on:
+            self.clear_td()
+
+    cdef void _free_td(self):
+        free(self.td.w1)
+        free(self.td.b1)
+        free(self.td.w2)
+        free(self.td.b2)
+        self.td.w1 = self.td.b1 = self.td.w2 = self.td.b2 = NULL
+
+    @property
+    def uses_td(self) -> bool:
+        return self.s.td != NULL
+
+    def td_output(self, Board board) -> float:
+        """The loaded TD net's expected result for the side to move (no cache)."""
+        if self.td.b2 == NULL:
+            raise ValueError("no TD net is loaded")
+        return td_output(&self.td, &board.pos)
 
     def set_nmm(self, encoding: str, weights, bias) -> None:
         """Load a Neural MoveMap: ``weights`` as N_OUTPUTS rows of the encoding's
@@ -209,6 +286,31 @@ cdef class Searcher:
         if sink == 12345.678:
             print(sink)                     # keep the loops from being optimised away
         return (t1 - t0) * 1e6 / repeats, (t2 - t1) * 1e6 / repeats
+
+    def eval_cost(self, Board board, int repeats=10000) -> tuple[float, float, float]:
+        """Nanoseconds for the handwritten evaluation, for the TD features, and
+        for the whole TD evaluation (features and net, no cache) of ``board``."""
+        if self.td.b2 == NULL:
+            raise ValueError("no TD net is loaded")
+        cdef float dense[FEATURES_A]
+        cdef float sink = 0
+        cdef double t0, t1, t2, t3
+        cdef int r
+        with nogil:
+            t0 = now_ms()
+            for r in range(repeats):
+                sink += evaluate(&board.pos, NULL)
+            t1 = now_ms()
+            for r in range(repeats):
+                features_a(&board.pos, dense)
+                sink += dense[r % FEATURES_A]
+            t2 = now_ms()
+            for r in range(repeats):
+                sink += td_output(&self.td, &board.pos)
+            t3 = now_ms()
+        if sink == 12345.678:
+            print(sink)
+        return (t1 - t0) * 1e6 / repeats, (t2 - t1) * 1e6 / repeats, (t3 - t2) * 1e6 / repeats
 
     @property
     def history_weight(self) -> float:
@@ -403,8 +505,9 @@ cdef class Searcher:
     # --- evaluation ------------------------------------------------------------
 
     def evaluate(self, Board board) -> int:
-        """Static evaluation in centipawns, side to move's view."""
-        return evaluate(&board.pos, NULL)
+        """Static evaluation in centipawns, side to move's view, by the
+        evaluation in use (the TD net's through its cache)."""
+        return static_eval(self.s, &board.pos)
 
 
 def eval_trace(Board board) -> dict:

@@ -67,6 +67,8 @@ ctypedef struct Search:
     Move pv[MAX_PLY + 1][MAX_PLY + 1]
     int pv_len[MAX_PLY + 1]
     NmmNet* net             # the Neural MoveMap, or NULL
+    TdEval* td              # the TD-trained evaluation, or NULL: the handwritten one
+    TdCacheEntry* td_cache  # its scores of recently evaluated positions
     NmmCacheEntry* nmm_cache    # the net's quiet-move scores of recently scored nodes
     double hhweight         # the weight in use (moves when adaptive)
     u64 nn_misses

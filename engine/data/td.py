@@ -1,0 +1,129 @@
+"""``nmm-chess data td``: master games -> the TD evaluation's training games.
+
+Every position of every decided or drawn game (the one after the last move
+included), as the core computes its inputs (``replay_features``): set A's
+numbers and the active squares in set C's layout, from which set B's are
+taken (``to_set``). Games, not positions, are the unit: TD learns from each
+game's sequence, and the validation games are held back whole.
+
+Written to ``--out`` (default var/td/games.npz):
+
+- ``dense`` (positions, 62) int16, ``active`` (positions, 32) int16 (-1 pads),
+  ``stm``, ``phase`` uint8, ``ply`` uint16, ``hand`` int16 (the handwritten
+  evaluation in cp, side to move's view);
+- ``offsets`` (games + 1) int64: game g is rows offsets[g]:offsets[g+1];
+  ``result`` (games,) int8 from White's view; ``val`` (games,) bool.
+
+The master collections only, never the TWIC 2022 file.
+"""
+from __future__ import annotations
+
+import json
+import random
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+from engine._core import STARTING_FEN, replay_features
+from engine.data.pgn import batches, parse_game, read_text, split_games
+
+MASTER_FILES = ("masters_pgnmentor_both2500.pgn.gz", "masters_pgnmentor_pre1970.pgn.gz")
+RESULTS = {"1-0": 1, "0-1": -1, "1/2-1/2": 0}
+LAYOUT = "thesis-appendix-b/1"      # set A as in ext/eval_features.pxi; bump on any change
+MIN_PLIES = 10                      # shorter games are mostly agreed draws
+
+
+def _extract(texts: list[str]) -> list[tuple]:
+    rows = []
+    for text in texts:
+        parsed = parse_game(text)
+        if parsed is None:
+            continue
+        headers, moves = parsed
+        result = RESULTS.get(headers.get("Result", "*"))
+        if result is None or len(moves) < MIN_PLIES or headers.get("SetUp") == "1":
+            continue
+        try:
+            dense, active, stm, phase, hand = replay_features(STARTING_FEN, moves, "C")
+        except ValueError:
+            continue
+        rows.append((dense.astype(np.int16), active, stm, phase, hand, result))
+    return rows
+
+
+def pack(games: list[tuple], val: np.ndarray) -> dict[str, np.ndarray]:
+    lengths = np.array([len(g[0]) for g in games], np.int64)
+    return {"dense": np.concatenate([g[0] for g in games]),
+            "active": np.concatenate([g[1] for g in games]),
+            "stm": np.concatenate([g[2] for g in games]),
+            "phase": np.concatenate([g[3] for g in games]),
+            "ply": np.concatenate([np.arange(n, dtype=np.uint16) for n in lengths]),
+            "hand": np.concatenate([g[4] for g in games]),
+            "offsets": np.concatenate([[0], np.cumsum(lengths)]),
+            "result": np.array([g[5] for g in games], np.int8),
+            "val": val}
+
+
+def build(data: Path, out: Path, games: int | None, seed: int = 1, jobs: int = 2,
+          val_games: int = 2000, files: list[Path] | None = None) -> dict:
+    """Read ``games`` games (all if None) drawn at random from the master
+    collections (or ``files``); hold ``val_games`` of them back for validation."""
+    from tqdm import tqdm
+    files = files or [data / "games" / name for name in MASTER_FILES]
+    if any("twic" in f.name.lower() for f in files):
+        raise ValueError("the TWIC 2022 games are the outside test set: never trained on")
+    texts = []
+    for path in files:
+        texts += split_games(read_text(path))
+    rng = random.Random(seed)
+    rng.shuffle(texts)
+    if games:
+        texts = texts[:int(games * 1.05) + 100]      # a few are dropped (no result, errors)
+    found: list[tuple] = []
+    with ProcessPoolExecutor(jobs) as pool, tqdm(total=len(texts), unit="game", desc="games",
+                                                 disable=None) as bar:
+        for part, chunk in zip(pool.map(_extract, batches(texts, 250)), batches(texts, 250)):
+            found += part
+            bar.update(len(chunk))
+    found = found[:games] if games else found
+    val = np.zeros(len(found), bool)
+    val[:min(val_games, len(found) // 10)] = True
+    arrays = pack(found, val)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    summary = {"layout": LAYOUT, "seed": seed, "files": [f.name for f in files], "games": len(found),
+               "validation_games": int(val.sum()), "positions": int(arrays["offsets"][-1]),
+               "results_white": {str(k): int((arrays["result"] == k).sum()) for k in (1, 0, -1)}}
+    np.savez(out, header=np.array(json.dumps(summary)), **arrays)
+    return summary
+
+
+def load(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
+    with np.load(path, allow_pickle=False) as f:
+        arrays = {k: f[k] for k in f.files}
+    header = json.loads(str(arrays.pop("header")))
+    if header.get("layout") != LAYOUT:
+        raise ValueError(f"{path} holds features of layout {header.get('layout')!r}; "
+                         f"this engine computes {LAYOUT!r}: rebuild it with 'nmm-chess data td'")
+    return header, arrays
+
+
+def c_to_b() -> np.ndarray:
+    """Set C's square index -> set B's (-1 where B has no input: knights to queens)."""
+    table = np.full(2 * 368, -1, np.int16)
+    for side in range(2):
+        for rel in range(8, 56):
+            table[side * 368 + rel - 8] = 128 + side * 48 + rel - 8           # pawns
+        for rel in range(64):
+            table[side * 368 + 48 + 4 * 64 + rel] = side * 64 + rel            # kings
+    return table
+
+
+def to_set(active_c: np.ndarray, squares: str) -> np.ndarray:
+    """Active indices in set C's layout -> those of ``squares`` (-1 pads)."""
+    if squares == "C":
+        return active_c
+    if squares == "A":
+        return np.full((len(active_c), 0), -1, np.int16)
+    mapped = c_to_b()[np.where(active_c >= 0, active_c, 0)]
+    return np.where(active_c >= 0, mapped, -1).astype(np.int16)

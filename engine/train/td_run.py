@@ -1,0 +1,316 @@
+"""``nmm-chess train td``: the TD-trained evaluation, from master games to a net file.
+
+The steps, each stated in the net's header:
+
+1. The centipawn scale: a logistic fit of the game result against the
+   handwritten evaluation, result ~ tanh(cp / (2 K)); the net's output y is
+   turned back into centipawns as 2 K atanh(y), so that `score cp` and the
+   search's margins mean what they mean with the handwritten evaluation.
+2. A start: the net is fitted to the handwritten evaluation's expected result
+   (``--init hand``), or left random (``--init random``), the lesson that a
+   random start can let TD collapse to a constant being one to measure.
+3. Offline TD(lambda) on the games (engine/train/td.py), a block of games a
+   step, Adam or the thesis's plain gradient descent, the learning rate
+   falling linearly to a tenth.
+
+Phase nets: three nets, for the opening, middle game and end game, blended by
+``phase_weights`` (the engine uses the same rule), or one net.
+
+Progress is a tqdm bar; a checkpoint is written every few hundred steps and a
+killed run started again with the same arguments resumes from it; the
+learning curve (TD error and the validation loss: squared error of the
+predicted result on held-back games, beside the handwritten evaluation's) is
+written as CSV and PNG.
+"""
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from engine.data.td import LAYOUT, load, to_set
+from engine.train.td import Adam, Mlp, Sgd, lambda_returns
+
+N_DENSE = 62
+SQUARES = {"A": 0, "B": 224, "C": 736}
+PHASE_NAMES = ("opening", "middle game", "end game")
+
+
+def phase_weights(phase: np.ndarray, fullmove: np.ndarray, nets: int) -> np.ndarray:
+    """(n, nets) blend weights. End game: material phase (0..24, see the core's
+    game_phase) 4 or less, none from 12 up; opening: up to move 8, none from
+    move 16, and never in the end game; the middle game takes the rest.
+
+    >>> phase_weights(np.array([24, 24, 8, 2]), np.array([5, 12, 30, 40]), 3).round(2).tolist()
+    [[1.0, 0.0, 0.0], [0.5, 0.5, 0.0], [0.0, 0.5, 0.5], [0.0, 0.0, 1.0]]
+    """
+    if nets == 1:
+        return np.ones((len(phase), 1), np.float32)
+    end = np.clip((12.0 - phase) / 8.0, 0, 1)
+    opening = np.clip((16.0 - fullmove) / 8.0, 0, 1) * (1 - end)
+    return np.stack([opening, 1 - opening - end, end], axis=1).astype(np.float32)
+
+
+@dataclass
+class TdConfig:
+    squares: str = "B"              # feature set: A, B (kings and pawns) or C (all pieces)
+    nets: int = 3                   # 3 phase nets or 1
+    hidden: int = 60                # 0: the linear net
+    lam: float = 0.9
+    lr: float = 0.001
+    optimiser: str = "adam"         # adam (block mean) or sgd (the thesis's rule, summed)
+    games_per_step: int = 16
+    epochs: int = 2
+    init: str = "hand"              # hand: fitted to the handwritten evaluation first; random
+    init_steps: int = 2000
+    games: int = 0                  # training games used (0: all)
+    seed: int = 1
+
+
+class PhaseNets:
+    """One Mlp per phase, their outputs blended by phase_weights."""
+
+    def __init__(self, nets: list[Mlp]) -> None:
+        self.nets = nets
+
+    def params(self) -> dict[str, np.ndarray]:
+        return {f"{i}.{k}": v for i, net in enumerate(self.nets) for k, v in net.params().items()}
+
+    def forward(self, batch: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, list]:
+        x, w = batch
+        y = np.zeros(len(x), np.float32)
+        caches = []
+        for i, net in enumerate(self.nets):
+            rows = np.flatnonzero(w[:, i] > 0)
+            if len(rows) == 0:
+                caches.append(None)
+                continue
+            out, cache = net.forward(x[rows])
+            y[rows] += w[rows, i] * out
+            caches.append((rows, cache))
+        return y, (w, caches)
+
+    def __call__(self, batch) -> np.ndarray:
+        return self.forward(batch)[0]
+
+    def gradients(self, cache, dy: np.ndarray) -> dict[str, np.ndarray]:
+        w, caches = cache
+        grads = {}
+        for i, (net, c) in enumerate(zip(self.nets, caches)):
+            if c is None:
+                g = {k: np.zeros_like(v) for k, v in net.params().items()}
+            else:
+                rows, inner = c
+                g = net.gradients(inner, dy[rows] * w[rows, i])
+            grads.update({f"{i}.{k}": v for k, v in g.items()})
+        return grads
+
+
+class Games:
+    """The training data, with the inputs of one feature set built on demand."""
+
+    def __init__(self, arrays: dict[str, np.ndarray], squares: str, nets: int) -> None:
+        self.a = arrays
+        self.squares = squares
+        self.n_inputs = N_DENSE + SQUARES[squares]
+        self.offsets = arrays["offsets"]
+        self.mean = arrays["dense"].mean(0).astype(np.float32)
+        self.std = np.maximum(arrays["dense"].std(0), 1e-3).astype(np.float32)
+        self.weights = phase_weights(arrays["phase"], arrays["ply"] // 2 + 1, nets)
+        self.sign = np.where(arrays["stm"] == 0, 1.0, -1.0).astype(np.float32)
+
+    def rows_of(self, games: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(rows, game index within the list, ply) of every position of ``games``."""
+        starts, ends = self.offsets[games], self.offsets[games + 1]
+        lengths = ends - starts
+        game_of = np.repeat(np.arange(len(games)), lengths)
+        ply = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        return starts[game_of] + ply, game_of, ply
+
+    def inputs(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        x = np.zeros((len(rows), self.n_inputs), np.float32)
+        x[:, :N_DENSE] = (self.a["dense"][rows] - self.mean) / self.std
+        if self.squares != "A":
+            active = to_set(self.a["active"][rows], self.squares)
+            r, c = np.nonzero(active >= 0)
+            x[r, N_DENSE + active[r, c]] = 1.0
+        return x, self.weights[rows]
+
+
+def fit_cp_scale(hand: np.ndarray, result_stm: np.ndarray) -> float:
+    """K minimising the squared error of tanh(hand / 2K) against the result."""
+    lo, hi = np.log(20.0), np.log(3000.0)
+
+    def loss(log_k: float) -> float:
+        return float(np.mean((np.tanh(hand / (2 * np.exp(log_k))) - result_stm) ** 2))
+    for _ in range(60):                                  # golden-section search on log K
+        a, b = lo + 0.382 * (hi - lo), lo + 0.618 * (hi - lo)
+        if loss(a) < loss(b):
+            hi = b
+        else:
+            lo = a
+    return float(np.exp((lo + hi) / 2))
+
+
+def validation(model: PhaseNets, data: Games, rows: np.ndarray, target: np.ndarray) -> float:
+    """Mean squared error of the predicted result on the held-back games."""
+    err = 0.0
+    for i in range(0, len(rows), 50_000):
+        y = model(data.inputs(rows[i:i + 50_000]))
+        err += float(((y - target[i:i + 50_000]) ** 2).sum())
+    return err / len(rows)
+
+
+def make_optimiser(config: TdConfig, model: PhaseNets):
+    return Adam(model.params(), config.lr) if config.optimiser == "adam" else Sgd(config.lr)
+
+
+def pretrain(model: PhaseNets, data: Games, rows: np.ndarray, target: np.ndarray, config: TdConfig,
+             rng: np.random.Generator, progress=None) -> None:
+    """Fit the nets to the handwritten evaluation's expected result."""
+    opt = Adam(model.params(), 0.003)
+    for _ in range(config.init_steps):
+        pick = rng.choice(len(rows), 4096)
+        y, cache = model.forward(data.inputs(rows[pick]))
+        opt.step(model.params(), model.gradients(cache, (y - target[pick]) / len(pick)))
+        if progress:
+            progress()
+
+
+def td_step(model: PhaseNets, optimiser, data: Games, games: np.ndarray, lam: float) -> float:
+    """One TD(lambda) step on a block of games; the mean squared TD error."""
+    rows, game_of, ply = data.rows_of(games)
+    lengths = data.offsets[games + 1] - data.offsets[games]
+    y, cache = model.forward(data.inputs(rows))
+    sign = data.sign[rows]
+    values = np.zeros((len(games), int(lengths.max())), np.float32)
+    values[game_of, ply] = y * sign
+    results = data.a["result"][games].astype(np.float32)
+    targets = lambda_returns(values, lengths, results, lam)[game_of, ply] * sign
+    err = y - targets
+    scale = 1.0 if isinstance(optimiser, Sgd) else 1.0 / len(err)
+    optimiser.step(model.params(), model.gradients(cache, err * scale))
+    return float(np.mean(err ** 2))
+
+
+def save_checkpoint(path: Path, config: TdConfig, model: PhaseNets, optimiser, step: int,
+                    history: list, extra: dict) -> None:
+    state = {f"p.{k}": v for k, v in model.params().items()}
+    if isinstance(optimiser, Adam):
+        state.update({f"o.{k}": v for k, v in optimiser.state().items()})
+    meta = {"config": asdict(config), "step": step, "history": history, **extra}
+    tmp = path.with_name(path.name + ".tmp.npz")
+    np.savez(tmp, meta=np.array(json.dumps(meta)), **state)
+    tmp.replace(path)                # atomic: a kill never leaves half a checkpoint
+
+
+def load_checkpoint(path: Path, config: TdConfig, model: PhaseNets, optimiser) -> tuple[int, list, dict]:
+    with np.load(path, allow_pickle=False) as f:
+        meta = json.loads(str(f["meta"]))
+        if meta["config"] != asdict(config):
+            raise ValueError(f"{path} is a checkpoint of another configuration; "
+                             "remove it or give the same arguments")
+        params = model.params()
+        for k in params:
+            params[k][...] = f[f"p.{k}"]
+        if isinstance(optimiser, Adam):
+            optimiser.load({k[2:]: f[k] for k in f.files if k.startswith("o.")})
+    return meta["step"], meta["history"], meta
+
+
+def plot(history: list[dict], hand_val: float, path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    steps = [h["step"] for h in history]
+    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4))
+    a.plot(steps, [h["td_error"] for h in history])
+    a.set(xlabel="step (block of games)", ylabel="mean squared TD error", title="TD error")
+    b.plot(steps, [h["val"] for h in history], label="TD net")
+    b.axhline(hand_val, color="grey", ls="--", label="handwritten (fitted scale)")
+    b.set(xlabel="step", ylabel="squared error of the result", title="validation games")
+    b.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def train(data_path: Path, out: Path, work: Path, config: TdConfig, log=print) -> dict:
+    """Train, checkpointing into ``work``; write the net to ``out``; return the summary."""
+    from tqdm import tqdm
+
+    from engine.nets import TdNet, save_td
+    header, arrays = load(data_path)
+    data = Games(arrays, config.squares, config.nets)
+    rng = np.random.default_rng(config.seed)
+    val_games = np.flatnonzero(arrays["val"])
+    train_games = np.flatnonzero(~arrays["val"])
+    if config.games:
+        train_games = train_games[:config.games]
+    val_rows = data.rows_of(val_games)[0]
+    val_target = (arrays["result"][np.repeat(val_games, np.diff(arrays["offsets"])[val_games])]
+                  * data.sign[val_rows]).astype(np.float32)
+    train_rows = data.rows_of(train_games)[0]
+    fit_rows = rng.choice(train_rows, min(len(train_rows), 500_000), replace=False)
+    fit_result = (arrays["result"][np.searchsorted(arrays["offsets"], fit_rows, side="right") - 1]
+                  * data.sign[fit_rows]).astype(np.float32)
+    cp_scale = fit_cp_scale(arrays["hand"][fit_rows].astype(np.float32), fit_result)
+    hand_val = float(np.mean((np.tanh(arrays["hand"][val_rows] / (2 * cp_scale)) - val_target) ** 2))
+    log(f"{len(train_games)} training games ({len(train_rows)} positions), {len(val_games)} validation "
+        f"games; cp scale K = {cp_scale:.1f}; handwritten validation loss {hand_val:.4f}")
+
+    model = PhaseNets([Mlp.create(data.n_inputs, config.hidden, config.seed + i, scale=1.0)
+                       for i in range(config.nets)])
+    optimiser = make_optimiser(config, model)
+    work.mkdir(parents=True, exist_ok=True)
+    checkpoint = work / "checkpoint.npz"
+    steps_per_epoch = -(-len(train_games) // config.games_per_step)
+    total = config.epochs * steps_per_epoch
+    step, history = 0, []
+    if checkpoint.exists():
+        step, history, _ = load_checkpoint(checkpoint, config, model, optimiser)
+        log(f"resumed from {checkpoint} at step {step} of {total}")
+    elif config.init == "hand":
+        with tqdm(total=config.init_steps, desc="fit to handwritten", unit="step", disable=None) as bar:
+            target = np.tanh(arrays["hand"][train_rows] / (2 * cp_scale)).astype(np.float32)
+            pretrain(model, data, train_rows, target, config, rng, bar.update)
+        history.append({"step": 0, "td_error": float("nan"),
+                        "val": validation(model, data, val_rows, val_target)})
+        log(f"after the fit to the handwritten evaluation: validation loss {history[-1]['val']:.4f}")
+
+    started = time.time()
+    errors: list[float] = []
+    every = max(steps_per_epoch // 10, 1)
+    with tqdm(total=total, initial=step, desc="TD(lambda)", unit="step", disable=None) as bar:
+        while step < total:
+            epoch, k = divmod(step, steps_per_epoch)
+            order = np.random.default_rng([config.seed, epoch]).permutation(train_games)
+            left = 1.0 - step / total
+            if isinstance(optimiser, (Adam, Sgd)):
+                optimiser.lr = config.lr * (0.1 + 0.9 * left)
+            block = order[k * config.games_per_step:(k + 1) * config.games_per_step]
+            errors.append(td_step(model, optimiser, data, block, config.lam))
+            step += 1
+            bar.update()
+            if step % every == 0 or step == total:
+                history.append({"step": step, "td_error": float(np.mean(errors)),
+                                "val": validation(model, data, val_rows, val_target)})
+                errors = []
+                bar.set_postfix(val=f"{history[-1]['val']:.4f}")
+                save_checkpoint(checkpoint, config, model, optimiser, step, history, {})
+    summary = {"config": asdict(config), "layout": LAYOUT, "data": header, "cp_scale": cp_scale,
+               "validation_loss": history[-1]["val"], "validation_loss_handwritten": hand_val,
+               "train_games": int(len(train_games)), "train_positions": int(len(train_rows)),
+               "feature_mean": [round(float(v), 4) for v in data.mean],
+               "seconds": round(time.time() - started, 1)}
+    net = TdNet.from_training(model.nets, data.mean, data.std, config.squares, cp_scale, summary)
+    save_td(net, out)
+    curve = out.with_suffix(".curve.csv")
+    curve.write_text("step,td_error,validation_loss\n" + "".join(
+        f"{h['step']},{h['td_error']:.6f},{h['val']:.6f}\n" for h in history))
+    plot(history, hand_val, out.with_suffix(".curve.png"))
+    summary["history"] = history
+    return summary

@@ -1,0 +1,193 @@
+"""The TD evaluation end to end: data from games, training that resumes,
+the net file checked on load, the core's output equal to numpy's, and the
+UCI options that switch it on."""
+import json
+import random
+from pathlib import Path
+
+import chess
+import numpy as np
+import pytest
+
+from engine._core import Board, Searcher
+from engine.data import td as td_data
+from engine.nets import NetError, TdNet, load_td, save_td
+from engine.train import td_run
+from engine.train.td_run import TdConfig, phase_weights
+from tests.uci_client import Engine, errors_in
+
+
+def random_net(squares: str, nets: int, hidden: int, seed: int = 1) -> TdNet:
+    rng = np.random.default_rng(seed)
+    inputs = 62 + {"A": 0, "B": 224, "C": 736}[squares]
+    f = lambda *shape: rng.standard_normal(shape).astype(np.float32) * 0.05  # noqa: E731
+    return TdNet(squares, f(nets, inputs, hidden), f(nets, hidden), f(nets, hidden if hidden else inputs),
+                 f(nets), 250.0, {"feature_mean": [0.0] * 62})
+
+
+def game_positions(count: int, seed: int = 5) -> list[chess.Board]:
+    rng, out = random.Random(seed), []
+    while len(out) < count:
+        board = chess.Board()
+        while not board.is_game_over() and board.ply() < 140 and len(out) < count:
+            board.push(rng.choice(list(board.legal_moves)))
+            out.append(board.copy(stack=False))
+    return out
+
+
+@pytest.mark.parametrize("squares,nets,hidden", [("A", 1, 0), ("B", 3, 8), ("C", 3, 16), ("B", 1, 40)])
+def test_core_output_equals_numpy(squares, nets, hidden):
+    net = random_net(squares, nets, hidden)
+    searcher = Searcher(hash_mb=1)
+    searcher.set_td(net.squares, net.w1, net.b1, net.w2, net.b2, net.cp_scale)
+    for board in game_positions(300):
+        core = Board(board.fen())
+        values, active = core.td_features(squares)
+        weights = phase_weights(np.array([core.phase]), np.array([board.fullmove_number]), nets)[0]
+        expected = net.evaluate(np.array(values, np.float32), active, weights)
+        assert abs(searcher.td_output(core) - expected) < 1e-4
+        cp = searcher.evaluate(core)
+        assert abs(cp - 2 * 250 * np.arctanh(np.clip(expected, -0.9999, 0.9999))) <= 1.5
+
+
+def test_phase_blend_of_core_and_trainer_agree():
+    net = random_net("A", 3, 4)
+    searcher = Searcher(hash_mb=1)
+    searcher.set_td(net.squares, net.w1, net.b1, net.w2, net.b2, net.cp_scale)
+    board = Board("4k3/8/8/8/8/8/4P3/R3K3 w - - 0 30")         # phase 2: the end-game net alone
+    values, _ = board.td_features("A")
+    only_end = net.evaluate(np.array(values, np.float32), [], np.array([0, 0, 1.0]))
+    assert abs(searcher.td_output(board) - only_end) < 1e-5
+
+
+def test_files_are_checked(tmp_path):
+    good = tmp_path / "good.npz"
+    save_td(random_net("B", 3, 8), good)
+    assert load_td(good).squares == "B"
+    with pytest.raises(NetError, match="no weight file"):
+        load_td(tmp_path / "missing.npz")
+    (tmp_path / "junk.npz").write_bytes(b"not a zip at all")
+    with pytest.raises(NetError, match="not a readable"):
+        load_td(tmp_path / "junk.npz")
+    with pytest.raises(NetError, match="not a TD evaluation"):
+        load_td(Path(__file__).resolve().parent.parent / "nets" / "nmm.npz")
+
+    def rewritten(name, change):
+        with np.load(good) as f:
+            arrays = {k: f[k] for k in f.files}
+        header = json.loads(str(arrays.pop("header")))
+        change(header, arrays)
+        path = tmp_path / name
+        np.savez(path, header=np.array(json.dumps(header)), **arrays)
+        return path
+    cases = {
+        "layout": (lambda h, a: h.update(layout="thesis-appendix-b/0"), "trained on features"),
+        "shape": (lambda h, a: a.update(w1=a["w1"][:, :-1]), "shape"),
+        "nan": (lambda h, a: a["w2"].__setitem__((0, 0), np.nan), "not finite"),
+        "scale": (lambda h, a: h.update(cp_scale=0), "cp_scale"),
+        "encoding": (lambda h, a: h.update(encoding="td-Z"), "does not know"),
+    }
+    for name, (change, message) in cases.items():
+        with pytest.raises(NetError, match=message):
+            load_td(rewritten(f"{name}.npz", change))
+
+
+def test_folded_normalisation_matches_the_trained_model():
+    rng = np.random.default_rng(3)
+    mlps = [td_run.Mlp.create(62 + 224, 6, i, scale=1.0) for i in range(3)]
+    mean, std = rng.random(62).astype(np.float32) * 5, rng.random(62).astype(np.float32) + 0.5
+    net = TdNet.from_training(mlps, mean, std, "B", 300.0, {})
+    dense = rng.random(62).astype(np.float32) * 10
+    active = [3, 70, 130, 200]
+    x = np.zeros(62 + 224, np.float32)
+    x[:62] = (dense - mean) / std
+    x[[62 + a for a in active]] = 1
+    weights = np.array([0.25, 0.75, 0.0], np.float32)
+    model = td_run.PhaseNets(mlps)
+    assert abs(model((x[None], weights[None]))[0] - net.evaluate(dense, active, weights)) < 1e-4
+
+
+@pytest.fixture(scope="module")
+def games_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("td") / "games.npz"
+    fixtures = Path(__file__).resolve().parent / "fixtures" / "games" / "masters_sample.pgn"
+    summary = td_data.build(Path("."), path, None, seed=1, jobs=1, val_games=4, files=[fixtures])
+    assert summary["games"] >= 30 and summary["validation_games"] == 4
+    return path
+
+
+def test_twic_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="TWIC"):
+        td_data.build(Path("."), tmp_path / "x.npz", None, files=[Path("twic_1427-1428_2022.pgn.gz")])
+
+
+def test_data_holds_every_position_and_result(games_file):
+    header, a = td_data.load(games_file)
+    assert len(a["offsets"]) == header["games"] + 1 and a["offsets"][-1] == len(a["dense"])
+    assert set(np.unique(a["result"]).tolist()) <= {-1, 0, 1}
+    starts = a["offsets"][:-1]
+    assert (a["ply"][starts] == 0).all() and (a["dense"][starts, 60] == 78).all()   # full material
+    b = td_data.to_set(a["active"][:1], "B")[0]
+    assert sorted(int(i) for i in b if i >= 0) == Board().td_features("B")[1]
+
+
+def run_training(games_file, out, **overrides):
+    config = TdConfig(squares="B", nets=3, hidden=8, epochs=2, games_per_step=4, init_steps=20,
+                      **overrides)
+    return td_run.train(games_file, out, out.with_suffix(".work"), config, log=lambda *a: None)
+
+
+def test_training_writes_a_net_the_engine_loads(games_file, tmp_path):
+    summary = run_training(games_file, tmp_path / "td.npz")
+    net = load_td(tmp_path / "td.npz")
+    assert net.nets == 3 and net.hidden == 8 and net.squares == "B"
+    assert 50 < net.cp_scale < 2000 and len(net.info["feature_mean"]) == 62
+    assert (tmp_path / "td.curve.png").stat().st_size > 1000
+    assert summary["history"][-1]["step"] == 2 * -(-(summary["train_games"]) // 4)
+    searcher = Searcher(hash_mb=1)
+    searcher.set_td(net.squares, net.w1, net.b1, net.w2, net.b2, net.cp_scale)
+    result = searcher.search(Board(), depth=4)
+    assert result["bestmove"] in Board().legal_moves()
+
+
+def test_a_killed_run_resumes_to_the_same_net(games_file, tmp_path, monkeypatch):
+    run_training(games_file, tmp_path / "whole.npz")
+    real_step, calls = td_run.td_step, {"n": 0}
+
+    def dying_step(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 13:
+            raise KeyboardInterrupt
+        return real_step(*args, **kwargs)
+    monkeypatch.setattr(td_run, "td_step", dying_step)
+    with pytest.raises(KeyboardInterrupt):
+        run_training(games_file, tmp_path / "killed.npz")
+    assert (tmp_path / "killed.work" / "checkpoint.npz").exists()
+    monkeypatch.setattr(td_run, "td_step", real_step)
+    run_training(games_file, tmp_path / "killed.npz")
+    whole, resumed = load_td(tmp_path / "whole.npz"), load_td(tmp_path / "killed.npz")
+    assert np.allclose(whole.w1, resumed.w1, atol=1e-6) and np.allclose(whole.w2, resumed.w2, atol=1e-6)
+
+
+def test_uci_eval_options(tmp_path):
+    good = tmp_path / "td.npz"
+    save_td(random_net("B", 3, 8), good)
+    broken = tmp_path / "broken.npz"
+    broken.write_bytes(good.read_bytes()[:200])
+    engine = Engine()
+
+    def say(*lines: str, until: str = "readyok") -> list[str]:
+        engine.send(*lines)
+        return engine.read_until(until)[1]
+    lines = say(f"setoption name EvalFile value {broken}", "setoption name Eval value td", "isready")
+    assert any("EvalFile" in e and "handwritten" in e for e in errors_in(lines))
+    assert any("end-game scale" in line for line in say("eval", "isready"))
+    lines = say(f"setoption name EvalFile value {good}", "setoption name Eval value td", "isready")
+    lines += say("eval", "isready")
+    assert not errors_in(lines) and any(line.startswith("TD net: B features") for line in lines)
+    move = say("position startpos moves e2e4", "go depth 5", until="bestmove")[-1].split()[1]
+    after_e4 = chess.Board("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1")
+    assert chess.Move.from_uci(move) in after_e4.legal_moves
+    lines = say("setoption name Eval value handwritten", "eval", "isready")
+    assert any("end-game scale" in line for line in lines)
+    assert engine.quit() == 0
