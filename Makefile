@@ -71,7 +71,7 @@ $(DEPS): pyproject.toml
 	$(PY) -m pip install -q --no-build-isolation -e '.[dev]'
 	@touch $@
 
-$(CORE): $(DEPS) setup.py $(wildcard ext/*.pyx ext/*.pxi)
+$(CORE): $(DEPS) setup.py $(wildcard ext/*.pyx ext/*.pxi ext/*.h)
 	$(PY) setup.py -q build_ext --inplace
 	@mkdir -p build && touch $@
 

@@ -28,7 +28,8 @@ class ReplacingBuildExt(build_ext):
 
 
 extensions = [
-    Extension("engine._core", ["ext/core.pyx"], extra_compile_args=flags),
+    Extension("engine._core", ["ext/core.pyx"], include_dirs=["ext"], extra_compile_args=flags,
+              depends=["ext/td_kernel.h"]),
 ]
 
 setup(

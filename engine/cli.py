@@ -148,8 +148,10 @@ def suite(epd: str, movetime: float, limit: int | None, engine_spec: str) -> Non
 @click.option("--adjudicate/--no-adjudicate", default=True, show_default=True)
 @click.option("--pgn", type=click.Path(dir_okay=False), default=None, help="Write the games here.")
 @click.option("--ponder", is_flag=True, help="Both engines think on the opponent's time.")
+@click.option("--depth", type=click.IntRange(1, 64), default=None,
+              help="Fixed depth per move instead of a clock (e.g. the TD thesis's 2 plies).")
 def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | None, seed: int,
-          concurrency: int, adjudicate: bool, pgn: str | None, ponder: bool) -> None:
+          concurrency: int, adjudicate: bool, pgn: str | None, ponder: bool, depth: int | None) -> None:
     """Play ENGINE_A against ENGINE_B, e.g. nmm stockfish:UCI_LimitStrength=true,UCI_Elo=2000."""
     from engine.perft import data_dir
     from engine.tools.engines import parse_spec
@@ -169,8 +171,8 @@ def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | Non
             pgn_file.write(game.pgn + "\n\n")
             pgn_file.flush()
     summary = run_match(a, b, boards, float(base), float(inc or 0), concurrency, adjudicate, on_game,
-                        ponder)
-    click.echo(report(a, b, float(base), float(inc or 0), summary, adjudicate))
+                        ponder, depth)
+    click.echo(report(a, b, float(base), float(inc or 0), summary, adjudicate, depth))
 
 
 @main.command()
@@ -322,18 +324,20 @@ def train_nmm(sets: str, learn_name: str, positions: int, encoding: str, loss: s
 @click.option("--init", type=click.Choice(["hand", "random"]), default="hand", show_default=True,
               help="Start from a fit to the handwritten evaluation, or from random weights.")
 @click.option("--init-steps", type=int, default=2000, show_default=True)
+@click.option("--anchor", type=int, default=256, show_default=True,
+              help="Material variants fitted to the handwritten evaluation beside each TD step (0: none).")
 @click.option("--games", type=int, default=0, show_default=True, help="Training games used (0: all).")
 @click.option("--seed", type=int, default=1, show_default=True)
 def train_td(games_file: str, out: str, work: str | None, squares: str, nets: str, hidden: int,
              lam: float, lr: float, optimiser: str, games_per_step: int, epochs: int, init: str,
-             init_steps: int, games: int, seed: int) -> None:
+             init_steps: int, anchor: int, games: int, seed: int) -> None:
     """The TD(lambda) evaluation net from master games (Mannen's thesis, chapter 6)."""
     import json
 
     from engine.train.td_run import TdConfig, train
     config = TdConfig(squares=squares, nets=int(nets), hidden=hidden, lam=lam, lr=lr,
                       optimiser=optimiser, games_per_step=games_per_step, epochs=epochs, init=init,
-                      init_steps=init_steps, games=games, seed=seed)
+                      init_steps=init_steps, anchor=anchor, games=games, seed=seed)
     out_path = Path(out)
     summary = train(Path(games_file), out_path, Path(work) if work else out_path.with_suffix(".work"),
                     config, log=click.echo)
@@ -344,6 +348,36 @@ def train_td(games_file: str, out: str, work: str | None, squares: str, nets: st
 @main.group()
 def study() -> None:
     """The measurements behind the papers' claims."""
+
+
+@study.command("evaluators")
+@click.option("--nets", "nets_dir", type=click.Path(file_okay=False), default="var/td/evaluators",
+              show_default=True, help="Folder of the nets a.npz .. g.npz ('make evaluators-nets').")
+@click.option("--out", type=click.Path(file_okay=False), default=None,
+              help="Report folder (default: reports/evaluators/depth2 or /<tc>).")
+@click.option("--only", default="abcdefgh", show_default=True, help="The evaluators that play.")
+@click.option("--games", type=int, default=20, show_default=True, help="Games per pair (the thesis: 10).")
+@click.option("--depth", type=int, default=2, show_default=True, help="Fixed depth (0: play --tc instead).")
+@click.option("--tc", default="10+0.1", show_default=True)
+@click.option("--openings", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="PGN or EPD openings (default: 8moves_v3.pgn in the data folder).")
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--concurrency", type=int, default=2, show_default=True)
+@click.option("--train", "games_file", type=click.Path(dir_okay=False), default=None,
+              help="First train the missing nets from these games ('nmm-chess data td').")
+@click.option("--epochs", type=int, default=2, show_default=True, help="Training epochs (with --train).")
+def study_evaluators(nets_dir: str, out: str | None, only: str, games: int, depth: int, tc: str,
+                     openings: str | None, seed: int, concurrency: int, games_file: str | None,
+                     epochs: int) -> None:
+    """The thesis's round robin of evaluators (Table 6.5): crosstable, Elo, PNG."""
+    from engine.perft import data_dir
+    from engine.study.evaluators import run, train_missing
+    if games_file:
+        train_missing(Path(nets_dir), Path(games_file), list(only), epochs, seed, log=click.echo)
+    folder = Path(out) if out else Path("reports/evaluators") / (f"depth{depth}" if depth else tc)
+    path = Path(openings) if openings else data_dir() / "openings" / "8moves_v3.pgn"
+    click.echo(run(Path(nets_dir), folder, list(only), games, path, seed, depth or None, tc, concurrency,
+                   log=click.echo))
 
 
 @study.command("ordering")

@@ -1,7 +1,7 @@
 # The Python face of the core: a small Board class for tests, tools and the
 # UCI loop. Nothing here runs per node.
 
-from libc.stdlib cimport calloc, free
+from libc.stdlib cimport calloc, free, malloc
 
 
 cdef class Board:
@@ -314,6 +314,20 @@ TD_SQUARE_INPUTS = {"A": 0, "B": SQUARES_B, "C": SQUARES_C}
 TD_FEATURES_A = FEATURES_A
 
 
+cdef bint is_quiet(Position* pos) noexcept nogil:
+    """Not in check and no capture or promotion that wins material (static
+    exchange > 0): a position whose static value a search would stand on."""
+    cdef Move moves[MAX_MOVES]
+    cdef int n, i
+    if in_check(pos):
+        return False
+    n = generate_moves(pos, moves, GEN_NOISY)
+    for i in range(n):
+        if see(pos, moves[i]) > 0:
+            return False
+    return True
+
+
 def replay_features(str fen, list moves, str squares, bint chess960=False):
     """Play ``moves`` from ``fen`` and return, for the position before each
     move and the one after the last, the TD inputs and what the trainer needs
@@ -321,7 +335,8 @@ def replay_features(str fen, list moves, str squares, bint chess960=False):
 
     dense (n, FEATURES_A) float32, active (n, 32) int16 padded with -1,
     stm (n,) uint8 (0 White), phase (n,) uint8 (0..24, see game_phase),
-    hand (n,) int16 (the handwritten evaluation, side to move's view, cp).
+    hand (n,) int16 (the handwritten evaluation, side to move's view, cp),
+    quiet (n,) uint8 (see is_quiet).
 
     ValueError if a move is illegal.
     """
@@ -336,6 +351,8 @@ def replay_features(str fen, list moves, str squares, bint chess960=False):
     stm = np.zeros(n, np.uint8)
     phase = np.zeros(n, np.uint8)
     hand = np.zeros(n, np.int16)
+    quiet = np.zeros(n, np.uint8)
+    cdef uint8_t[::1] q = quiet
     cdef float[:, ::1] d = dense
     cdef int16_t[:, ::1] a = active
     cdef uint8_t[::1] s = stm
@@ -358,4 +375,83 @@ def replay_features(str fen, list moves, str squares, bint chess960=False):
         s[i] = board.pos.stm
         ph[i] = game_phase(&board.pos)
         h[i] = max(-32000, min(32000, evaluate(&board.pos, NULL)))
-    return dense, active, stm, phase, hand
+        q[i] = is_quiet(&board.pos)
+    return dense, active, stm, phase, hand, quiet
+
+
+
+
+def material_variants(str fen, list moves, str squares, int every, u64 seed):
+    """Positions of a game with one piece taken off: material imbalances that
+    master games rarely hold for long, but that a search meets at every turn.
+
+    For every ``every``-th position of the game (before each move and after
+    the last) that is quiet, one of its pieces other than the kings, drawn by
+    ``seed``, is removed; the variant is kept if it is legal (the side not to
+    move is not in check) and quiet. Returns dense, active, stm, phase, hand
+    as replay_features does, and fullmove (n,) uint16, for the variants kept.
+    """
+    cdef Board board = Board(fen)
+    cdef int which = square_set(squares)
+    cdef Position* var = <Position*>malloc(sizeof(Position))    # too big for the stack
+    if var == NULL:
+        raise MemoryError
+    try:
+        return _variants(board, moves, which, every, seed, var)
+    finally:
+        free(var)
+
+
+cdef _variants(Board board, list moves, int which, int every, u64 seed, Position* var):
+    import numpy as np
+    cdef Py_ssize_t total = len(moves) + 1, i, k, n = 0
+    cdef int count, pieces, pick
+    cdef int idx[MAX_ACTIVE]
+    cdef u64 state, b
+    cdef Move m
+    dense = np.zeros((total, FEATURES_A), np.float32)
+    active = np.full((total, MAX_ACTIVE), -1, np.int16)
+    stm = np.zeros(total, np.uint8)
+    phase = np.zeros(total, np.uint8)
+    hand = np.zeros(total, np.int16)
+    fullmove = np.zeros(total, np.uint16)
+    cdef float[:, ::1] d = dense
+    cdef int16_t[:, ::1] a = active
+    cdef uint8_t[::1] s = stm
+    cdef uint8_t[::1] ph = phase
+    cdef int16_t[::1] h = hand
+    cdef uint16_t[::1] fm = fullmove
+    for i in range(total):
+        if i > 0:
+            m = board._parse(moves[i - 1])
+            if m == 0:
+                raise ValueError(f"illegal move {moves[i - 1]!r} in {board.fen()}")
+            if board.pos.hist_len >= HISTORY_CAP - MAX_PLY - 8:
+                compact_history(&board.pos)
+            make_move(&board.pos, m)
+        if i % every != every - 1 or not is_quiet(&board.pos):
+            continue
+        var[0] = board.pos
+        b = var.all & ~(var.pieces[KING] | var.pieces[KING + 6])
+        pieces = popcount(b)
+        if pieces == 0:
+            continue
+        state = seed ^ board.pos.key
+        pick = splitmix64(&state) % pieces
+        for k in range(pick):
+            b &= b - 1
+        remove_piece(var, pop_lsb(&b))
+        if (square_attacked(var, var.king[var.stm ^ 1], var.stm, var.all)
+                or not is_quiet(var)):
+            continue
+        features_a(var, &d[n, 0])
+        if which:
+            count = active_squares(var, which == 2, idx)
+            for k in range(count):
+                a[n, k] = idx[k]
+        s[n] = var.stm
+        ph[n] = game_phase(var)
+        h[n] = max(-32000, min(32000, evaluate(var, NULL)))
+        fm[n] = var.fullmove
+        n += 1
+    return dense[:n], active[:n], stm[:n], phase[:n], hand[:n], fullmove[:n]

@@ -9,7 +9,7 @@
 # Evaluations are cached by position key: the quiescence search asks for the
 # same positions again and again, and the features cost far more than a probe.
 
-from libc.math cimport log, fabs
+from libc.math cimport log
 
 cdef enum:
     TD_CACHE_SIZE = 1 << 16     # entries; a power of two
@@ -47,35 +47,36 @@ cdef void phase_blend(const Position* pos, int nets, float* w) noexcept nogil:
     w[2] = end
 
 
+cdef extern from "td_kernel.h" nogil:
+    float nmm_td_kernel(const float* w1, const float* b1, const float* w2, float b2, int hidden,
+                        const int* rows, const float* values, int n)
+
+
 cdef float td_net_output(const TdEval* net, int k, const float* dense, const int* active,
                          int n_active) noexcept nogil:
     """Output of phase net ``k`` for the given inputs."""
-    cdef int i, h, H = net.hidden
-    cdef float out = net.b2[k], x
+    cdef int i, n = 0, H = net.hidden
+    cdef int rows[FEATURES_A + MAX_ACTIVE]
+    cdef float values[FEATURES_A + MAX_ACTIVE]
+    cdef float out
     cdef const float* w2 = &net.w2[k * (H if H else net.inputs)]
-    cdef const float* row
-    cdef float z[1024]
     if H == 0:
+        out = net.b2[k]
         for i in range(FEATURES_A):
             out += dense[i] * w2[i]
         for i in range(n_active):
             out += w2[FEATURES_A + active[i]]
         return out
-    for h in range(H):
-        z[h] = net.b1[k * H + h]
-    for i in range(FEATURES_A):
-        x = dense[i]
-        if x != 0:
-            row = &net.w1[(k * net.inputs + i) * H]
-            for h in range(H):
-                z[h] += x * row[h]
+    for i in range(FEATURES_A):         # most features of a position are 0
+        if dense[i] != 0:
+            rows[n] = i
+            values[n] = dense[i]
+            n += 1
     for i in range(n_active):
-        row = &net.w1[(k * net.inputs + FEATURES_A + active[i]) * H]
-        for h in range(H):
-            z[h] += row[h]
-    for h in range(H):
-        out += w2[h] * z[h] / (1 + fabs(z[h]))
-    return out
+        rows[n] = FEATURES_A + active[i]
+        values[n] = 1
+        n += 1
+    return nmm_td_kernel(&net.w1[k * net.inputs * H], &net.b1[k * H], w2, net.b2[k], H, rows, values, n)
 
 
 cdef float td_output(const TdEval* net, const Position* pos) noexcept nogil:

@@ -132,7 +132,7 @@ def test_core_equals_twin(fixtures, source):
 def test_replay_features_follows_the_game(fixtures):
     game = next(master_games(fixtures))
     moves = [m.uci() for m in game.mainline_moves()]
-    dense, active, stm, phase, hand = replay_features(chess.STARTING_FEN, moves, "B")
+    dense, active, stm, phase, hand, quiet = replay_features(chess.STARTING_FEN, moves, "B")
     assert dense.shape == (len(moves) + 1, len(FEATURE_NAMES))
     board = game.board()
     for i, move in enumerate([None] + list(game.mainline_moves())):
@@ -144,3 +144,11 @@ def test_replay_features_follows_the_game(fixtures):
     assert phase[0] == 24 and np.abs(hand).max() < 32000
     with pytest.raises(ValueError):
         replay_features(chess.STARTING_FEN, ["e2e4", "e2e4"], "B")
+
+
+def test_quiet_flags_mark_exchanges_and_checks():
+    moves = ["e2e4", "d7d5", "e4d5", "d8d5", "b1c3", "d5a5", "f1b5"]
+    *_, quiet = replay_features(chess.STARTING_FEN, moves, "A")
+    # start, e4, d5 (White may take, but exd5 Qxd5 wins nothing), exd5 (Black
+    # recaptures a pawn), Qxd5, Nc3 (hits the queen, no winning capture), Qa5, Bb5+ (check).
+    assert quiet.tolist() == [1, 1, 1, 0, 1, 1, 1, 0]

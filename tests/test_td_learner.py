@@ -15,6 +15,16 @@ def test_lambda_returns_by_hand():
     assert np.allclose(lambda_returns(values[:1], np.array([3]), np.array([1.0]), 0.0), [[0.5, 0.2, 1.0]])
 
 
+def test_lambda_returns_pass_through_positions_not_trusted():
+    values = np.array([[0.0, 0.5, 0.2, -0.4]])
+    through = np.array([[False, False, True, False]])
+    plain = lambda_returns(values, np.array([4]), np.array([-1.0]), 0.5)
+    passed = lambda_returns(values, np.array([4]), np.array([-1.0]), 0.5, through)
+    # G3 = -1; G2 = .5 * -.4 + .5 * -1 = -.7; then V(s2) is replaced by G2 itself.
+    assert np.allclose(plain[0], [0.125, -0.25, -0.7, -1.0])
+    assert np.allclose(passed[0], [-0.1, -0.7, -0.7, -1.0])      # G1 = G2
+
+
 def test_gradients_match_finite_differences():
     rng = np.random.default_rng(0)
     for hidden in (0, 4):

@@ -10,7 +10,12 @@ Written to ``--out`` (default var/td/games.npz):
 
 - ``dense`` (positions, 62) int16, ``active`` (positions, 32) int16 (-1 pads),
   ``stm``, ``phase`` uint8, ``ply`` uint16, ``hand`` int16 (the handwritten
-  evaluation in cp, side to move's view);
+  evaluation in cp, side to move's view), ``quiet`` uint8 (not in check, no
+  capture that wins material: the positions the net is trained on);
+- ``x_dense``, ``x_active``, ``x_stm``, ``x_phase``, ``x_hand``, ``x_fullmove``:
+  material variants of training positions (one piece taken off, see
+  ``material_variants``), labelled by the handwritten evaluation: they keep
+  the net's sense of material where games never go;
 - ``offsets`` (games + 1) int64: game g is rows offsets[g]:offsets[g+1];
   ``result`` (games,) int8 from White's view; ``val`` (games,) bool.
 
@@ -25,16 +30,18 @@ from pathlib import Path
 
 import numpy as np
 
-from engine._core import STARTING_FEN, replay_features
+from engine._core import STARTING_FEN, material_variants, replay_features
 from engine.data.pgn import batches, parse_game, read_text, split_games
 
 MASTER_FILES = ("masters_pgnmentor_both2500.pgn.gz", "masters_pgnmentor_pre1970.pgn.gz")
 RESULTS = {"1-0": 1, "0-1": -1, "1/2-1/2": 0}
 LAYOUT = "thesis-appendix-b/1"      # set A as in ext/eval_features.pxi; bump on any change
 MIN_PLIES = 10                      # shorter games are mostly agreed draws
+VARIANT_EVERY = 4                   # a piece-off variant of every 4th position (see material_variants)
 
 
-def _extract(texts: list[str]) -> list[tuple]:
+def _extract(work: tuple[list[str], int]) -> list[tuple]:
+    texts, seed = work
     rows = []
     for text in texts:
         parsed = parse_game(text)
@@ -45,23 +52,32 @@ def _extract(texts: list[str]) -> list[tuple]:
         if result is None or len(moves) < MIN_PLIES or headers.get("SetUp") == "1":
             continue
         try:
-            dense, active, stm, phase, hand = replay_features(STARTING_FEN, moves, "C")
+            dense, active, stm, phase, hand, quiet = replay_features(STARTING_FEN, moves, "C")
+            variants = material_variants(STARTING_FEN, moves, "C", VARIANT_EVERY, seed)
         except ValueError:
             continue
-        rows.append((dense.astype(np.int16), active, stm, phase, hand, result))
+        rows.append((dense.astype(np.int16), active, stm, phase, hand, quiet, result,
+                     (variants[0].astype(np.int16),) + variants[1:]))
     return rows
 
 
 def pack(games: list[tuple], val: np.ndarray) -> dict[str, np.ndarray]:
     lengths = np.array([len(g[0]) for g in games], np.int64)
-    return {"dense": np.concatenate([g[0] for g in games]),
+    variants = [g[7] for g, v in zip(games, val) if not v]     # from training games only
+    return {"x_dense": np.concatenate([x[0] for x in variants]),
+            "x_active": np.concatenate([x[1] for x in variants]),
+            "x_stm": np.concatenate([x[2] for x in variants]),
+            "x_phase": np.concatenate([x[3] for x in variants]),
+            "x_hand": np.concatenate([x[4] for x in variants]),
+            "x_fullmove": np.concatenate([x[5] for x in variants]),"dense": np.concatenate([g[0] for g in games]),
             "active": np.concatenate([g[1] for g in games]),
             "stm": np.concatenate([g[2] for g in games]),
             "phase": np.concatenate([g[3] for g in games]),
             "ply": np.concatenate([np.arange(n, dtype=np.uint16) for n in lengths]),
             "hand": np.concatenate([g[4] for g in games]),
+            "quiet": np.concatenate([g[5] for g in games]),
             "offsets": np.concatenate([[0], np.cumsum(lengths)]),
-            "result": np.array([g[5] for g in games], np.int8),
+            "result": np.array([g[6] for g in games], np.int8),
             "val": val}
 
 
@@ -83,7 +99,8 @@ def build(data: Path, out: Path, games: int | None, seed: int = 1, jobs: int = 2
     found: list[tuple] = []
     with ProcessPoolExecutor(jobs) as pool, tqdm(total=len(texts), unit="game", desc="games",
                                                  disable=None) as bar:
-        for part, chunk in zip(pool.map(_extract, batches(texts, 250)), batches(texts, 250)):
+        work = [(chunk, seed * 1_000_003 + i) for i, chunk in enumerate(batches(texts, 250))]
+        for part, (chunk, _) in zip(pool.map(_extract, work), work):
             found += part
             bar.update(len(chunk))
     found = found[:games] if games else found
@@ -93,6 +110,8 @@ def build(data: Path, out: Path, games: int | None, seed: int = 1, jobs: int = 2
     out.parent.mkdir(parents=True, exist_ok=True)
     summary = {"layout": LAYOUT, "seed": seed, "files": [f.name for f in files], "games": len(found),
                "validation_games": int(val.sum()), "positions": int(arrays["offsets"][-1]),
+               "quiet_positions": int(arrays["quiet"].sum()),
+               "material_variants": int(len(arrays["x_hand"])),
                "results_white": {str(k): int((arrays["result"] == k).sum()) for k in (1, 0, -1)}}
     np.savez(out, header=np.array(json.dumps(summary)), **arrays)
     return summary
@@ -102,6 +121,9 @@ def load(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
     with np.load(path, allow_pickle=False) as f:
         arrays = {k: f[k] for k in f.files}
     header = json.loads(str(arrays.pop("header")))
+    if "quiet" not in arrays or "x_hand" not in arrays:
+        raise ValueError(f"{path} predates the quiet flags and material variants: "
+                         "rebuild it with 'nmm-chess data td'")
     if header.get("layout") != LAYOUT:
         raise ValueError(f"{path} holds features of layout {header.get('layout')!r}; "
                          f"this engine computes {LAYOUT!r}: rebuild it with 'nmm-chess data td'")

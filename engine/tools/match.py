@@ -32,6 +32,7 @@ from engine.tools.engines import EngineSpec
 
 MAX_PLIES = 600
 HANG_GUARD = 10.0       # seconds past the whole clock before an engine counts as hung
+FIXED_DEPTH_GUARD = 120.0   # a fixed-depth move may take this long (no clock runs)
 
 
 @dataclass
@@ -155,7 +156,8 @@ def play_guarded(engine: chess.engine.SimpleEngine, board: chess.Board, limit: c
 
 def play_game(engines: dict[str, chess.engine.SimpleEngine], start: chess.Board, a_white: bool,
               base: float, inc: float, adjudicate: bool, opening: int,
-              names: dict[str, str], ponder: bool = False) -> GameResult:
+              names: dict[str, str], ponder: bool = False, depth: int | None = None) -> GameResult:
+    """One game from ``start``; with ``depth`` each move is a fixed-depth search and no clock runs."""
     board = start.copy()
     side_of = {chess.WHITE: "a" if a_white else "b", chess.BLACK: "b" if a_white else "a"}
     clock = {chess.WHITE: base, chess.BLACK: base}
@@ -167,11 +169,15 @@ def play_game(engines: dict[str, chess.engine.SimpleEngine], start: chess.Board,
     while result is None:
         turn = board.turn
         side = side_of[turn]
-        limit = chess.engine.Limit(white_clock=clock[chess.WHITE], black_clock=clock[chess.BLACK],
-                                   white_inc=inc, black_inc=inc)
+        if depth:
+            limit = chess.engine.Limit(depth=depth)
+        else:
+            limit = chess.engine.Limit(white_clock=clock[chess.WHITE], black_clock=clock[chess.BLACK],
+                                       white_inc=inc, black_inc=inc)
         t0 = time.perf_counter()
         try:
-            played = play_guarded(engines[side], board, limit, clock[turn] + inc + HANG_GUARD,
+            played = play_guarded(engines[side], board, limit,
+                                  (FIXED_DEPTH_GUARD if depth else clock[turn] + inc) + HANG_GUARD,
                                   game=game_key, info=chess.engine.INFO_SCORE, ponder=ponder)
         except asyncio.TimeoutError:
             flags["hang_by"] = side
@@ -186,7 +192,7 @@ def play_game(engines: dict[str, chess.engine.SimpleEngine], start: chess.Board,
             result, reason = ("0-1" if turn else "1-0"), f"{names[side]}: {e}"
             break
         used = time.perf_counter() - t0
-        clock[turn] -= used
+        clock[turn] -= 0 if depth else used
         if clock[turn] < 0:
             flags["forfeit_by"] = side
             result, reason = ("0-1" if turn else "1-0"), f"{names[side]} lost on time"
@@ -215,14 +221,15 @@ def play_game(engines: dict[str, chess.engine.SimpleEngine], start: chess.Board,
         node.comment = f"[%clk {left:.3f}] [%emt {used:.3f}]"
     game.headers.update({"White": names[side_of[chess.WHITE]], "Black": names[side_of[chess.BLACK]],
                          "Result": result, "Termination": reason,
-                         "TimeControl": f"{base:g}+{inc:g}", "Round": str(opening + 1)})
+                         "TimeControl": f"depth {depth}" if depth else f"{base:g}+{inc:g}",
+                         "Round": str(opening + 1)})
     return GameResult(opening, a_white, result, reason, len(board.move_stack), pgn=str(game), **flags)
 
 
 def run_match(a: EngineSpec, b: EngineSpec, openings: list[chess.Board], base: float, inc: float,
               concurrency: int = 1, adjudicate: bool = True,
               on_game: Callable[[GameResult, MatchSummary], None] | None = None,
-              ponder: bool = False) -> MatchSummary:
+              ponder: bool = False, depth: int | None = None) -> MatchSummary:
     """Every opening twice (A white, then A black), on ``concurrency`` threads."""
     tasks: queue.Queue = queue.Queue()
     for i in range(len(openings)):
@@ -240,7 +247,8 @@ def run_match(a: EngineSpec, b: EngineSpec, openings: list[chess.Board], base: f
                     i, a_white = tasks.get_nowait()
                 except queue.Empty:
                     return
-                game = play_game(engines, openings[i], a_white, base, inc, adjudicate, i, names, ponder)
+                game = play_game(engines, openings[i], a_white, base, inc, adjudicate, i, names, ponder,
+                                 depth)
                 with lock:
                     summary.games.append(game)
                     if on_game:
@@ -262,12 +270,12 @@ def run_match(a: EngineSpec, b: EngineSpec, openings: list[chess.Board], base: f
 
 
 def report(a: EngineSpec, b: EngineSpec, base: float, inc: float, summary: MatchSummary,
-           adjudicate: bool) -> str:
+           adjudicate: bool, depth: int | None = None) -> str:
     wins, draws, losses = summary.count(1.0), summary.count(0.5), summary.count(0.0)
     p, elo, err = summary.elo()
     n = len(summary.games)
     lines = [
-        f"{a.label} vs {b.label}, {n} games at {base:g}+{inc:g}"
+        f"{a.label} vs {b.label}, {n} games at {f'depth {depth}' if depth else f'{base:g}+{inc:g}'}"
         f"{', adjudication on' if adjudicate else ', no adjudication'}:",
         f"  +{wins} ={draws} -{losses}, score {p * 100:.1f}%, Elo {elo:+.0f} ± {err:.0f} (95%)",
         f"  time forfeits: {a.name} {summary.flags('forfeit', 'a')}, {b.name} {summary.flags('forfeit', 'b')}; "

@@ -15,6 +15,9 @@ is what makes it fast in numpy; the per-game learner is the block of one.
 
 >>> lambda_returns(np.array([[0.0, 0.5, 0.2]]), np.array([3]), np.array([1.0]), lam=0.5).round(3)
 array([[0.55, 0.6 , 1.  ]])
+>>> through = np.array([[False, True, False]])      # the middle position's value is not used
+>>> lambda_returns(np.array([[0.0, 0.5, 0.2]]), np.array([3]), np.array([1.0]), 0.5, through).round(3)
+array([[0.6, 0.6, 1. ]])
 """
 from __future__ import annotations
 
@@ -114,12 +117,14 @@ class Adam:
 
 
 def lambda_returns(values: np.ndarray, lengths: np.ndarray, results: np.ndarray,
-                   lam: float) -> np.ndarray:
+                   lam: float, through: np.ndarray | None = None) -> np.ndarray:
     """TD(lambda) targets for a block of games, all from one player's view.
 
     ``values`` (games, plies): the net's value of each position (padding past a
     game's length is ignored); ``results``: each game's result. The position
-    after the last move is scored by the result itself.
+    after the last move is scored by the result itself. Where ``through`` is
+    set (a position in the middle of an exchange, say) the position's own
+    value is not trusted: the return passes through it unchanged.
     """
     games, width = values.shape
     targets = np.zeros_like(values)
@@ -131,7 +136,8 @@ def lambda_returns(values: np.ndarray, lengths: np.ndarray, results: np.ndarray,
         g_t = np.where(last, results, (1 - lam) * nxt + lam * g)
         targets[:, t] = np.where(live, g_t, 0)
         g = np.where(live, g_t, g)
-        nxt = np.where(live, values[:, t], nxt)
+        own = values[:, t] if through is None else np.where(through[:, t], g_t, values[:, t])
+        nxt = np.where(live, own, nxt)
     return targets
 
 
