@@ -123,7 +123,8 @@ def bench(depth: int | None, evaluation: str, eval_file: str | None) -> None:
 @click.argument("epd", type=click.Path(exists=True, dir_okay=False))
 @click.option("--movetime", type=float, default=1.0, show_default=True, help="Seconds per position.")
 @click.option("--limit", type=int, default=None, help="Only the first N positions.")
-@click.option("--engine", "engine_spec", default="nmm", show_default=True, help="Engine spec (see match).")
+@click.option("--engine", "engine_spec", default="nmm", show_default=True,
+              help="Engine spec (see match), e.g. nmm:Eval=td.")
 def suite(epd: str, movetime: float, limit: int | None, engine_spec: str) -> None:
     """Solve rate on an EPD test suite (bm/am), through the UCI engine."""
     from engine.tools.engines import parse_spec
@@ -134,6 +135,9 @@ def suite(epd: str, movetime: float, limit: int | None, engine_spec: str) -> Non
         click.echo(f"  missed {ident}: expected {expected}, played {played}")
     click.echo(f"{spec.label}: {result.solved}/{result.total} solved at {movetime:g} s per position "
                f"(mean depth {sum(result.depths) / max(len(result.depths), 1):.1f})")
+    if result.max_points:
+        click.echo(f"{spec.label}: {result.points}/{result.max_points} points, "
+                   f"{100 * result.points / result.max_points:.1f}%")
 
 
 @main.command()

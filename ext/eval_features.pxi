@@ -50,19 +50,30 @@ cdef inline u64 piece_attacks(int pt, int sq, u64 occ) noexcept nogil:
 ctypedef struct SideAttacks:
     u64 by_type[6]      # squares attacked by each piece type
     u64 all
+    int n               # the knights, bishops, rooks and queens, one by one:
+    int8_t type[16]
+    int8_t square[16]
+    u64 attacks[16]     # what each attacks (computed once, read by several features)
 
 
 cdef void side_attacks(const Position* pos, int color, SideAttacks* att) noexcept nogil:
     cdef int pt, sq
-    cdef u64 b
+    cdef u64 b, a
     att.by_type[PAWN] = pawn_attacks_bb(pos.pieces[PAWN + 6 * color], color)
     att.by_type[KING] = KING_ATK[pos.king[color]]
+    att.n = 0
     for pt in range(KNIGHT, KING):
         att.by_type[pt] = 0
         b = pos.pieces[pt + 6 * color]
         while b:
             sq = pop_lsb(&b)
-            att.by_type[pt] |= piece_attacks(pt, sq, pos.all)
+            a = piece_attacks(pt, sq, pos.all)
+            att.by_type[pt] |= a
+            if att.n < 16:      # set_fen allows at most 15 pieces besides the king
+                att.type[att.n] = pt
+                att.square[att.n] = sq
+                att.attacks[att.n] = a
+                att.n += 1
     att.all = 0
     for pt in range(6):
         att.all |= att.by_type[pt]
@@ -107,8 +118,8 @@ cdef int connected_pairs(const Position* pos, u64 rooks, bint horizontal) noexce
 cdef void side_features(const Position* pos, int color, const SideAttacks* mine,
                         const SideAttacks* theirs, float* f) noexcept nogil:
     """The PER_SIDE features of ``color`` into ``f``."""
-    cdef int them = color ^ 1, pt, sq, n
-    cdef u64 own = pos.occ[color], enemy = pos.occ[them], b, att, reach
+    cdef int them = color ^ 1, pt, sq, i
+    cdef u64 own = pos.occ[color], enemy = pos.occ[them], b, reach, defended
     cdef u64 pawns = pos.pieces[PAWN + 6 * color]
     cdef u64 rooks = pos.pieces[ROOK + 6 * color]
     cdef u64 back_rank = RANK_1_BB if color == WHITE else (RANK_1_BB << 56)
@@ -128,17 +139,15 @@ cdef void side_features(const Position* pos, int color, const SideAttacks* mine,
     f[4] = popcount(pawns)
     # Mobility: squares a piece could move to, empty or enemy (pins ignored);
     # the king only to squares the enemy does not attack.
-    for pt in range(KNIGHT, KING):
-        b = pos.pieces[pt + 6 * color]
-        while b:
-            sq = pop_lsb(&b)
-            reach = piece_attacks(pt, sq, pos.all) & ~own
-            mob[pt] += popcount(reach)
-            if pt == ROOK:
-                horizontal += popcount(reach & (RANK_1_BB << (8 * rank_of(sq))))
-                vertical += popcount(reach & (FILE_A_BB << file_of(sq)))
-            elif pt == KNIGHT and popcount(reach & big_for_knight) >= 2:
-                knight_forks += 1
+    for i in range(mine.n):
+        pt, sq = mine.type[i], mine.square[i]
+        reach = mine.attacks[i] & ~own
+        mob[pt] += popcount(reach)
+        if pt == ROOK:
+            horizontal += popcount(reach & (RANK_1_BB << (8 * rank_of(sq))))
+            vertical += popcount(reach & (FILE_A_BB << file_of(sq)))
+        elif pt == KNIGHT and popcount(reach & big_for_knight) >= 2:
+            knight_forks += 1
     mob[KING] = popcount(KING_ATK[pos.king[color]] & ~own & ~theirs.all)
     f[5] = mob[QUEEN]
     f[6] = horizontal
@@ -171,11 +180,15 @@ cdef void side_features(const Position* pos, int color, const SideAttacks* mine,
     f[25] = connected_pairs(pos, rooks, False)
     f[26] = popcount(rooks & seventh)
     f[27] = popcount(controlled(mine, theirs) & ~pos.all)
-    # Connectivity: for each of our pieces but the king, how many of ours defend it.
-    b = own & ~bit(pos.king[color])
+    # Connectivity: for each of our pieces but the king, how many of ours
+    # defend it; counted from the defenders' side, each defender's targets.
+    defended = own & ~bit(pos.king[color])
+    for i in range(mine.n):
+        connectivity += popcount(mine.attacks[i] & defended)
+    connectivity += popcount(KING_ATK[pos.king[color]] & defended)
+    b = pawns
     while b:
-        sq = pop_lsb(&b)
-        connectivity += popcount(attackers_to(pos, sq, pos.all) & own)
+        connectivity += popcount(PAWN_ATK[color][pop_lsb(&b)] & defended)
     f[28] = connectivity
     f[29] = center_distance(pos.king[color])
 

@@ -48,6 +48,7 @@ cdef void phase_blend(const Position* pos, int nets, float* w) noexcept nogil:
 
 
 cdef extern from "td_kernel.h" nogil:
+    int NMM_TD_LANES
     float nmm_td_kernel(const float* w1, const float* b1, const float* w2, float b2, int hidden,
                         const int* rows, const float* values, int n)
 
@@ -111,10 +112,15 @@ cdef int td_centipawns(const TdEval* net, float y) noexcept nogil:
 
 
 cdef int td_evaluate(const TdEval* net, TdCacheEntry* cache, const Position* pos) noexcept nogil:
-    """The net's score in centipawns for the side to move, through the cache."""
-    cdef TdCacheEntry* e = &cache[pos.key & (TD_CACHE_SIZE - 1)]
-    if e.key == pos.key:
+    """The net's score in centipawns for the side to move, through the cache.
+
+    The move number is part of the cache's key as far as the phase blend
+    reads it (up to move 16): the same position early and late is scored apart.
+    """
+    cdef u64 key = pos.key ^ (<u64>(pos.fullmove if pos.fullmove < 16 else 16) * 0x9E3779B97F4A7C15ULL)
+    cdef TdCacheEntry* e = &cache[key & (TD_CACHE_SIZE - 1)]
+    if e.key == key:
         return e.score
-    e.key = pos.key
+    e.key = key
     e.score = td_centipawns(net, td_output(net, pos))
     return e.score

@@ -135,16 +135,23 @@ cdef class Searcher:
         """Evaluate with a TD net from now on (engine.nets.TdNet's arrays,
         float32, C order; checked there). Clears the table: its stored
         evaluations were the other function's."""
+        import numpy as np
         cdef int which = square_set(squares)
-        cdef const float[:, :, ::1] a1 = w1
-        cdef const float[:, ::1] a2 = b1
-        cdef const float[:, ::1] a3 = w2
-        cdef const float[::1] a4 = b2
-        cdef int nets = a4.shape[0], inputs = a1.shape[1], hidden = a1.shape[2]
-        if (nets not in (1, 3) or inputs != TD_FEATURES_A + TD_SQUARE_INPUTS[squares] or hidden > 1024
-                or a2.shape[0] != nets or a2.shape[1] != hidden or a3.shape[0] != nets
-                or a3.shape[1] != (hidden if hidden else inputs) or a1.shape[0] != nets):
+        nets, inputs, hidden = np.shape(w1)
+        if (nets not in (1, 3) or inputs != TD_FEATURES_A + TD_SQUARE_INPUTS[squares] or hidden > 1000
+                or np.shape(b1) != (nets, hidden) or np.shape(b2) != (nets,)
+                or np.shape(w2) != (nets, hidden if hidden else inputs)):
             raise ValueError("TD net shapes do not fit")
+        if hidden % NMM_TD_LANES:          # the kernel works in lanes of 8: pad with idle units
+            pad = NMM_TD_LANES - hidden % NMM_TD_LANES
+            w1 = np.pad(w1, ((0, 0), (0, 0), (0, pad)))
+            b1 = np.pad(b1, ((0, 0), (0, pad)))
+            w2 = np.pad(w2, ((0, 0), (0, pad)))
+            hidden += pad
+        cdef const float[:, :, ::1] a1 = np.ascontiguousarray(w1, np.float32)
+        cdef const float[:, ::1] a2 = np.ascontiguousarray(b1, np.float32)
+        cdef const float[:, ::1] a3 = np.ascontiguousarray(w2, np.float32)
+        cdef const float[::1] a4 = np.ascontiguousarray(b2, np.float32)
         self.clear_td()
         self._free_td()
         self.td.w1 = <float*>malloc(max(1, nets * inputs * hidden) * sizeof(float))
@@ -287,15 +294,19 @@ cdef class Searcher:
             print(sink)                     # keep the loops from being optimised away
         return (t1 - t0) * 1e6 / repeats, (t2 - t1) * 1e6 / repeats
 
-    def eval_cost(self, Board board, int repeats=10000) -> tuple[float, float, float]:
-        """Nanoseconds for the handwritten evaluation, for the TD features, and
-        for the whole TD evaluation (features and net, no cache) of ``board``."""
+    def eval_cost(self, Board board, int repeats=10000) -> tuple[float, float, float, float]:
+        """Nanoseconds for the handwritten evaluation, for the TD features, for
+        the whole TD evaluation (features and net, no cache) of ``board``, and
+        for one phase net alone."""
         if self.td.b2 == NULL:
             raise ValueError("no TD net is loaded")
         cdef float dense[FEATURES_A]
         cdef float sink = 0
-        cdef double t0, t1, t2, t3
+        cdef double t0, t1, t2, t3, t4
         cdef int r
+        cdef int act[MAX_ACTIVE]
+        cdef int n_act = active_squares(&board.pos, self.td.squares == 2, act) if self.td.squares else 0
+        features_a(&board.pos, dense)
         with nogil:
             t0 = now_ms()
             for r in range(repeats):
@@ -308,9 +319,14 @@ cdef class Searcher:
             for r in range(repeats):
                 sink += td_output(&self.td, &board.pos)
             t3 = now_ms()
+            for r in range(repeats):
+                dense[0] += 1e-9
+                sink += td_net_output(&self.td, 0, dense, act, n_act)
+            t4 = now_ms()
         if sink == 12345.678:
             print(sink)
-        return (t1 - t0) * 1e6 / repeats, (t2 - t1) * 1e6 / repeats, (t3 - t2) * 1e6 / repeats
+        return ((t1 - t0) * 1e6 / repeats, (t2 - t1) * 1e6 / repeats, (t3 - t2) * 1e6 / repeats,
+                (t4 - t3) * 1e6 / repeats)
 
     @property
     def history_weight(self) -> float:

@@ -152,3 +152,30 @@ def test_quiet_flags_mark_exchanges_and_checks():
     # start, e4, d5 (White may take, but exd5 Qxd5 wins nothing), exd5 (Black
     # recaptures a pawn), Qxd5, Nc3 (hits the queen, no winning capture), Qa5, Bb5+ (check).
     assert quiet.tolist() == [1, 1, 1, 0, 1, 1, 1, 0]
+
+
+def test_material_variants_take_one_piece_off(fixtures):
+    from engine._core import material_variants
+    game = next(master_games(fixtures))
+    moves = [m.uci() for m in game.mainline_moves()]
+    dense, active, stm, phase, hand, fullmove = material_variants(chess.STARTING_FEN, moves, "C", 2, 7)
+    full, *_, quiet = replay_features(chess.STARTING_FEN, moves, "C")
+    assert 0 < len(dense) <= quiet[1::2].sum()
+    pieces = lambda rows: rows[:, [0, 1, 2, 3, 4, 30, 31, 32, 33, 34]].sum(1)   # noqa: E731
+    # Each variant is a position of the game (every 2nd, quiet) less one piece.
+    assert set(pieces(dense).tolist()) <= set((pieces(full[1::2]) - 1).tolist())
+    assert (dense[:, 22] == 0).all()                   # the side to move is never in check
+    assert (active >= 0).sum(1).tolist() == (pieces(dense) + 2).tolist()
+    again = material_variants(chess.STARTING_FEN, moves, "C", 2, 7)
+    assert (again[0] == dense).all() and (again[4] == hand).all()     # the seed decides
+
+
+def test_sts_points():
+    from engine.tools.epd_suite import points_of
+    board = chess.Board()
+    ops = board.set_epd('rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - bm e4; '
+                        'c8 "10 6"; c9 "e2e4 d2d4";')
+    assert points_of(chess.Move.from_uci("e2e4"), ops) == (10, 10)
+    assert points_of(chess.Move.from_uci("d2d4"), ops) == (6, 10)
+    assert points_of(chess.Move.from_uci("a2a3"), ops) == (0, 10)
+    assert points_of(chess.Move.from_uci("a2a3"), {"bm": []}) == (0, 0)

@@ -1,7 +1,9 @@
 """Solve rate on an EPD test suite (WAC, ECM, ...), through the real UCI engine.
 
 A position counts as solved when the engine's move after ``movetime`` is one
-of the ``bm`` moves (and none of the ``am`` moves).
+of the ``bm`` moves (and none of the ``am`` moves). Suites that grade moves,
+as the Strategic Test Suite does (``c9``: moves in UCI, ``c8``: their points
+out of 10), are also scored by points.
 """
 from __future__ import annotations
 
@@ -22,6 +24,8 @@ class SuiteResult:
     total: int
     failures: list[tuple[str, str, str]]     # (id, expected, played)
     depths: list[int]
+    points: int = 0                          # graded suites: points earned
+    max_points: int = 0                      # and the most there were
 
 
 def read_epd(path: Path) -> list[tuple[chess.Board, dict]]:
@@ -32,6 +36,15 @@ def read_epd(path: Path) -> list[tuple[chess.Board, dict]]:
             ops = board.set_epd(line)
             positions.append((board, ops))
     return positions
+
+
+def points_of(move: chess.Move, ops: dict) -> tuple[int, int]:
+    """(points for ``move``, best points) where the position grades its moves (STS), else (0, 0)."""
+    moves, points = str(ops.get("c9", "")).split(), str(ops.get("c8", "")).split()
+    if not moves or len(moves) != len(points):
+        return 0, 0
+    graded = dict(zip(moves, (int(p) for p in points)))
+    return graded.get(move.uci(), 0), max(graded.values())
 
 
 def is_solved(move: chess.Move, ops: dict) -> bool:
@@ -48,7 +61,7 @@ def run_suite(path: Path, movetime: float, command: list[str] | None = None,
     try:
         if options:
             engine.configure(options)
-        solved, failures, depths = 0, [], []
+        solved, failures, depths, points, max_points = 0, [], [], 0, 0
         iterator = positions
         if progress:
             from tqdm import tqdm
@@ -57,12 +70,14 @@ def run_suite(path: Path, movetime: float, command: list[str] | None = None,
             result = engine.play(board, chess.engine.Limit(time=movetime), game=i,
                                  info=chess.engine.INFO_BASIC)
             depths.append(result.info.get("depth", 0))
+            got, best = points_of(result.move, ops)
+            points, max_points = points + got, max_points + best
             if is_solved(result.move, ops):
                 solved += 1
             else:
                 expected = " ".join(board.san(m) for m in ops.get("bm", [])) or \
                     "not " + " ".join(board.san(m) for m in ops.get("am", []))
                 failures.append((str(ops.get("id", "?")), expected, board.san(result.move)))
-        return SuiteResult(solved, len(positions), failures, depths)
+        return SuiteResult(solved, len(positions), failures, depths, points, max_points)
     finally:
         engine.quit()

@@ -272,6 +272,24 @@ def plot(history: list[dict], hand_val: float, path: Path) -> None:
     plt.close(fig)
 
 
+# Odds positions: what a piece is worth to the net, in centipawns (White to move, move 1 and move 30).
+MATERIAL_CHECK = {"queen": "rnb1kbnr", "rook": "rnbqkbn1", "knight": "r1bqkbnr", "pawn": "rnbqkbnr"}
+
+
+def material_check(net) -> dict[str, list[int]]:
+    """The net's score of White a piece up (Black's piece off the start position), at moves 1 and 30."""
+    from engine._core import Board, Searcher
+    searcher = Searcher(hash_mb=1)
+    searcher.set_td(net.squares, net.w1, net.b1, net.w2, net.b2, net.cp_scale)
+    out = {}
+    for piece, rank8 in MATERIAL_CHECK.items():
+        rank7 = "ppppppp1" if piece == "pawn" else "pppppppp"
+        ys = [searcher.td_output(Board(f"{rank8}/{rank7}/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 {move}"))
+              for move in (1, 30)]
+        out[piece] = [round(2 * net.cp_scale * float(np.arctanh(np.clip(y, -0.9999, 0.9999)))) for y in ys]
+    return out
+
+
 def train(data_path: Path, out: Path, work: Path, config: TdConfig, log=print) -> dict:
     """Train, checkpointing into ``work``; write the net to ``out``; return the summary."""
     from tqdm import tqdm
@@ -347,6 +365,8 @@ def train(data_path: Path, out: Path, work: Path, config: TdConfig, log=print) -
                "feature_mean": [round(float(v), 4) for v in data.mean],
                "seconds": round(time.time() - started, 1)}
     net = TdNet.from_training(model.nets, data.mean, data.std, config.squares, cp_scale, summary)
+    summary["material_check_cp"] = net.info["material_check_cp"] = material_check(net)
+    log(f"a piece up at moves 1 and 30 (cp): {summary['material_check_cp']}")
     save_td(net, out)
     curve = out.with_suffix(".curve.csv")
     curve.write_text("step,td_error,validation_loss\n" + "".join(
