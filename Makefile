@@ -8,7 +8,8 @@ JOBS   ?= 2
 DEPS   := $(VENV)/.deps-installed
 CORE   := build/.core-built
 
-.PHONY: run build test test-all perft-full bench-perft bench wac fuzz soak matches ablation clean
+.PHONY: run build test test-all perft-full bench-perft bench wac fuzz soak matches ablation \
+        td-data td-net td-match evaluators clean
 
 DATA   ?= $(or $(NMM_DATA),../shared/data)
 
@@ -63,6 +64,24 @@ ablation: build
 	    --seed 11 --pgn reports/ablation_lmr.pgn | tee reports/ablation_lmr.log
 	$(PY) -m engine.cli match nmm nmm:FutilityPruning=false --games 100 --tc 5+0.05 \
 	    --seed 12 --pgn reports/ablation_futility.pgn | tee reports/ablation_futility.log
+
+# The TD evaluation (issue 9): its training games, the shipped net, and the studies.
+TD_GAMES ?= var/td/games.npz
+td-data: build
+	$(PY) -m engine.cli data td --games 0 --out $(TD_GAMES)
+
+td-net: build
+	OPENBLAS_NUM_THREADS=1 $(PY) -m engine.cli train td --games-file $(TD_GAMES) --squares B --nets 3 \
+	    --hidden 40 --epochs 2 --seed 1 --out var/td/td.npz
+
+td-match: build
+	$(PY) -m engine.cli match nmm:Eval=td nmm:Eval=handwritten --games 200 --depth 2 --concurrency 2 \
+	    --seed 11 | tee reports/td_depth2.log
+	$(PY) -m engine.cli bench --eval td | tee reports/td_bench.log
+	$(PY) -m engine.cli bench | tee -a reports/td_bench.log
+
+evaluators: build
+	OPENBLAS_NUM_THREADS=1 $(PY) -m engine.cli study evaluators --train $(TD_GAMES) --depth 2 --games 20
 
 $(DEPS): pyproject.toml
 	$(PYTHON) -m venv $(VENV)

@@ -191,3 +191,19 @@ def test_uci_eval_options(tmp_path):
     lines = say("setoption name Eval value handwritten", "eval", "isready")
     assert any("end-game scale" in line for line in lines)
     assert engine.quit() == 0
+
+
+def test_the_shipped_net_loads_and_plays():
+    from engine.nets import DEFAULT_TD
+    net = load_td(DEFAULT_TD)
+    assert net.squares == "B" and net.nets == 3 and "material_check_cp" in net.info
+    queen, _ = net.info["material_check_cp"]["queen"]
+    assert queen > 500                          # it knows what a queen is worth at move 1
+    engine = Engine()
+    engine.send("setoption name Eval value td", "isready")
+    lines = engine.read_until("readyok")[1]
+    engine.send("position startpos", "go depth 6")
+    lines += engine.read_until("bestmove")[1]
+    assert not errors_in(lines)
+    assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board().legal_moves
+    assert engine.quit() == 0
