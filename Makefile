@@ -71,17 +71,17 @@ td-data: build
 	$(PY) -m engine.cli data td --games 0 --out $(TD_GAMES)
 
 td-net: build
-	OPENBLAS_NUM_THREADS=1 $(PY) -m engine.cli train td --games-file $(TD_GAMES) --squares B --nets 3 \
+	OPENBLAS_NUM_THREADS=1 $(PY) -m engine.cli train td --games-file $(TD_GAMES) --squares C --nets 3 \
 	    --hidden 40 --epochs 2 --seed 1 --out var/td/td.npz
 
 td-match: build
 	$(PY) -m engine.cli match nmm:Eval=td nmm:Eval=handwritten --games 200 --depth 2 --concurrency 2 \
-	    --seed 11 | tee reports/td_depth2.log
+	    --seed 11 | tee reports/td_f_depth2.log
 	$(PY) -m engine.cli bench --eval td | tee reports/td_bench.log
 	$(PY) -m engine.cli bench | tee -a reports/td_bench.log
 
 evaluators: build
-	OPENBLAS_NUM_THREADS=1 $(PY) -m engine.cli study evaluators --train $(TD_GAMES) --depth 2 --games 20
+	OPENBLAS_NUM_THREADS=1 $(PY) -m engine.cli study evaluators --train $(TD_GAMES) --depth 2 --games 40
 
 $(DEPS): pyproject.toml
 	$(PYTHON) -m venv $(VENV)

@@ -196,7 +196,7 @@ def test_uci_eval_options(tmp_path):
 def test_the_shipped_net_loads_and_plays():
     from engine.nets import DEFAULT_TD
     net = load_td(DEFAULT_TD)
-    assert net.squares == "B" and net.nets == 3 and "material_check_cp" in net.info
+    assert net.squares == "C" and net.nets == 3 and "material_check_cp" in net.info
     queen, _ = net.info["material_check_cp"]["queen"]
     assert queen > 500                          # it knows what a queen is worth at move 1
     engine = Engine()
