@@ -4,16 +4,22 @@ import doctest
 import pytest
 
 import engine._core
+import engine.evaluation.features
+import engine.nets
 import engine.options
 import engine.perft
 import engine.protocol
 import engine.session
 import engine.study.ordering
 import engine.timeman
+import engine.train.td
+import engine.train.td_run
+import engine.train.tictactoe
 import engine.uci
 
-MODULES = [engine._core, engine.options, engine.perft, engine.protocol, engine.session,
-           engine.study.ordering, engine.timeman, engine.uci]
+MODULES = [engine._core, engine.evaluation.features, engine.nets, engine.options, engine.perft,
+           engine.protocol, engine.session, engine.study.ordering, engine.timeman, engine.train.td,
+           engine.train.td_run, engine.train.tictactoe, engine.uci]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
