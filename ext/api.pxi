@@ -328,6 +328,21 @@ cdef bint is_quiet(Position* pos) noexcept nogil:
     return True
 
 
+cdef void fill_row(Position* pos, int which, float* dense, int16_t* active, uint8_t* stm,
+                   uint8_t* phase, int16_t* hand) noexcept nogil:
+    """One training row: the TD inputs of ``pos`` and what the trainer needs beside them."""
+    cdef int idx[MAX_ACTIVE]
+    cdef int k, count
+    features_a(pos, dense)
+    if which:
+        count = active_squares(pos, which == 2, idx)
+        for k in range(count):
+            active[k] = idx[k]
+    stm[0] = pos.stm
+    phase[0] = game_phase(pos)
+    hand[0] = max(-32000, min(32000, evaluate(pos, NULL)))
+
+
 def replay_features(str fen, list moves, str squares, bint chess960=False):
     """Play ``moves`` from ``fen`` and return, for the position before each
     move and the one after the last, the TD inputs and what the trainer needs
@@ -342,9 +357,7 @@ def replay_features(str fen, list moves, str squares, bint chess960=False):
     """
     import numpy as np
     cdef Board board = Board(fen, chess960)
-    cdef Py_ssize_t n = len(moves) + 1, i, k
-    cdef int count
-    cdef int idx[MAX_ACTIVE]
+    cdef Py_ssize_t n = len(moves) + 1, i
     cdef int which = square_set(squares)
     dense = np.zeros((n, FEATURES_A), np.float32)
     active = np.full((n, MAX_ACTIVE), -1, np.int16)
@@ -358,23 +371,10 @@ def replay_features(str fen, list moves, str squares, bint chess960=False):
     cdef uint8_t[::1] s = stm
     cdef uint8_t[::1] ph = phase
     cdef int16_t[::1] h = hand
-    cdef Move m
     for i in range(n):
         if i > 0:
-            m = board._parse(moves[i - 1])
-            if m == 0:
-                raise ValueError(f"illegal move {moves[i - 1]!r} in {board.fen()}")
-            if board.pos.hist_len >= HISTORY_CAP - MAX_PLY - 8:
-                compact_history(&board.pos)
-            make_move(&board.pos, m)
-        features_a(&board.pos, &d[i, 0])
-        if which:
-            count = active_squares(&board.pos, which == 2, idx)
-            for k in range(count):
-                a[i, k] = idx[k]
-        s[i] = board.pos.stm
-        ph[i] = game_phase(&board.pos)
-        h[i] = max(-32000, min(32000, evaluate(&board.pos, NULL)))
+            board.push(moves[i - 1])        # ValueError if illegal
+        fill_row(&board.pos, which, &d[i, 0], &a[i, 0], &s[i], &ph[i], &h[i])
         q[i] = is_quiet(&board.pos)
     return dense, active, stm, phase, hand, quiet
 
@@ -405,10 +405,8 @@ def material_variants(str fen, list moves, str squares, int every, u64 seed):
 cdef _variants(Board board, list moves, int which, int every, u64 seed, Position* var):
     import numpy as np
     cdef Py_ssize_t total = len(moves) + 1, i, k, n = 0
-    cdef int count, pieces, pick
-    cdef int idx[MAX_ACTIVE]
+    cdef int pieces, pick
     cdef u64 state, b
-    cdef Move m
     dense = np.zeros((total, FEATURES_A), np.float32)
     active = np.full((total, MAX_ACTIVE), -1, np.int16)
     stm = np.zeros(total, np.uint8)
@@ -423,12 +421,7 @@ cdef _variants(Board board, list moves, int which, int every, u64 seed, Position
     cdef uint16_t[::1] fm = fullmove
     for i in range(total):
         if i > 0:
-            m = board._parse(moves[i - 1])
-            if m == 0:
-                raise ValueError(f"illegal move {moves[i - 1]!r} in {board.fen()}")
-            if board.pos.hist_len >= HISTORY_CAP - MAX_PLY - 8:
-                compact_history(&board.pos)
-            make_move(&board.pos, m)
+            board.push(moves[i - 1])
         if i % every != every - 1 or not is_quiet(&board.pos):
             continue
         var[0] = board.pos
@@ -444,14 +437,7 @@ cdef _variants(Board board, list moves, int which, int every, u64 seed, Position
         if (square_attacked(var, var.king[var.stm ^ 1], var.stm, var.all)
                 or not is_quiet(var)):
             continue
-        features_a(var, &d[n, 0])
-        if which:
-            count = active_squares(var, which == 2, idx)
-            for k in range(count):
-                a[n, k] = idx[k]
-        s[n] = var.stm
-        ph[n] = game_phase(var)
-        h[n] = max(-32000, min(32000, evaluate(var, NULL)))
+        fill_row(var, which, &d[n, 0], &a[n, 0], &s[n], &ph[n], &h[n])
         fm[n] = var.fullmove
         n += 1
     return dense[:n], active[:n], stm[:n], phase[:n], hand[:n], fullmove[:n]

@@ -141,19 +141,33 @@ def lambda_returns(values: np.ndarray, lengths: np.ndarray, results: np.ndarray,
     return targets
 
 
-def td_block(net: Mlp, optimiser, x: np.ndarray, sign: np.ndarray, game_of: np.ndarray,
-             ply: np.ndarray, lengths: np.ndarray, results: np.ndarray, lam: float) -> float:
-    """One TD(lambda) step on a block of games; returns the mean squared TD error.
+def td_errors(model, x, sign: np.ndarray, game_of: np.ndarray, ply: np.ndarray, lengths: np.ndarray,
+              results: np.ndarray, lam: float, trusted: np.ndarray | None = None) -> tuple[object, np.ndarray]:
+    """Forward a block of games; (the model's cache, output minus TD(lambda) target).
 
-    ``x`` holds every position of the block; ``sign`` is +1 where the net's
-    side to move is the player the results are given for, -1 otherwise;
-    ``game_of`` and ``ply`` place each position in its game.
+    ``x`` holds every position of the block (whatever ``model.forward``
+    takes); ``sign`` is +1 where the net's side to move is the player the
+    results are given for, -1 otherwise; ``game_of`` and ``ply`` place each
+    position in its game. Positions not ``trusted`` get no error and their
+    value passes the return through (see lambda_returns).
     """
-    y, cache = net.forward(x)
+    y, cache = model.forward(x)
     values = np.zeros((len(lengths), int(lengths.max())), np.float32)
     values[game_of, ply] = y * sign
-    targets = lambda_returns(values, lengths, results, lam)[game_of, ply] * sign
-    err = y - targets
+    through = None
+    if trusted is not None:
+        through = np.zeros(values.shape, bool)
+        through[game_of, ply] = ~trusted
+    err = y - lambda_returns(values, lengths, results, lam, through)[game_of, ply] * sign
+    if trusted is not None:
+        err = np.where(trusted, err, 0)
+    return cache, err.astype(np.float32)
+
+
+def td_block(net: Mlp, optimiser, x: np.ndarray, sign: np.ndarray, game_of: np.ndarray,
+             ply: np.ndarray, lengths: np.ndarray, results: np.ndarray, lam: float) -> float:
+    """One TD(lambda) step on a block of games; returns the mean squared TD error."""
+    cache, err = td_errors(net, x, sign, game_of, ply, lengths, results, lam)
     grads = net.gradients(cache, err if isinstance(optimiser, Sgd) else err / len(err))
     optimiser.step(net.params(), grads)
     return float(np.mean(err ** 2))

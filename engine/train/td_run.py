@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.data.td import LAYOUT, load, to_set
-from engine.train.td import Adam, Mlp, Sgd, lambda_returns
+from engine.train.td import Adam, Mlp, Sgd, td_errors
 
 N_DENSE = 62
 SQUARES = {"A": 0, "B": 224, "C": 736}
@@ -209,16 +209,10 @@ def td_step(model: PhaseNets, optimiser, data: Games, games: np.ndarray, lam: fl
     """
     rows, game_of, ply = data.rows_of(games)
     lengths = data.offsets[games + 1] - data.offsets[games]
-    y, cache = model.forward(data.inputs(rows))
-    sign = data.sign[rows]
     quiet = data.quiet[rows]
-    values = np.zeros((len(games), int(lengths.max())), np.float32)
-    values[game_of, ply] = y * sign
-    through = np.zeros(values.shape, bool)
-    through[game_of, ply] = ~quiet
     results = data.a["result"][games].astype(np.float32)
-    targets = lambda_returns(values, lengths, results, lam, through)[game_of, ply] * sign
-    err = np.where(quiet, y - targets, 0).astype(np.float32)
+    cache, err = td_errors(model, data.inputs(rows), data.sign[rows], game_of, ply, lengths, results, lam,
+                           trusted=quiet)
     n = max(int(quiet.sum()), 1) + (0 if anchor is None else len(anchor))
     scale = 1.0 if isinstance(optimiser, Sgd) else 1.0 / n
     grads = model.gradients(cache, err * scale)
