@@ -349,6 +349,49 @@ def train_td(games_file: str, out: str, work: str | None, squares: str, nets: st
     click.echo(json.dumps({k: v for k, v in summary.items() if k not in ("history", "data")}, indent=2))
 
 
+@train_group.command("tdleaf")
+@click.option("--start", type=click.Path(exists=True, dir_okay=False), default="nets/td.npz", show_default=True,
+              help="The trained net to continue (from 'nmm-chess train td').")
+@click.option("--games-file", type=click.Path(dir_okay=False), default="var/td/games.npz", show_default=True,
+              help="The data file the start net was trained on: its normalisation, validation games, "
+                   "material variants and (source games) the collections it was drawn from.")
+@click.option("--data", "data_folder", type=click.Path(file_okay=False), default=None,
+              help="The data folder (default: $NMM_DATA or ../shared/data).")
+@click.option("--out", type=click.Path(dir_okay=False), default="var/td/tdleaf.npz", show_default=True,
+              help="The net; beside it .curve.csv, .curve.png and .json.")
+@click.option("--work", type=click.Path(file_okay=False), default=None,
+              help="Checkpoint folder (default: the net's name + .work); a rerun resumes from it.")
+@click.option("--source", type=click.Choice(["games", "selfplay"]), default="games", show_default=True,
+              help="Master games, or games the engine plays against itself from the 2-move openings.")
+@click.option("--openings", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="EPD openings for self-play (default: openings/2moves_v1.epd in the data folder).")
+@click.option("--depth", type=click.IntRange(1, 8), default=2, show_default=True,
+              help="Plies of the search whose principal variation gives each leaf (plus quiescence).")
+@click.option("--lam", type=float, default=0.9, show_default=True)
+@click.option("--lr", type=float, default=0.0002, show_default=True)
+@click.option("--games-per-step", type=int, default=16, show_default=True)
+@click.option("--games", type=int, default=16000, show_default=True, help="Games learnt from.")
+@click.option("--anchor", type=int, default=256, show_default=True,
+              help="Material variants fitted to the handwritten evaluation beside each step (0: none).")
+@click.option("--seed", type=int, default=1, show_default=True)
+def train_tdleaf(start: str, games_file: str, data_folder: str | None, out: str, work: str | None, source: str,
+                 openings: str | None, depth: int, lam: float, lr: float, games_per_step: int, games: int,
+                 anchor: int, seed: int) -> None:
+    """TDLeaf(lambda): continue a TD net on the leaves of its own searches."""
+    import json
+
+    from engine.perft import data_dir
+    from engine.train.tdleaf import TdLeafConfig, train
+    config = TdLeafConfig(source=source, depth=depth, lam=lam, lr=lr, games_per_step=games_per_step,
+                          games=games, anchor=anchor, seed=seed)
+    out_path = Path(out)
+    summary = train(Path(start), Path(games_file), Path(data_folder) if data_folder else data_dir(), out_path,
+                    Path(work) if work else out_path.with_suffix(".work"), config,
+                    Path(openings) if openings else None, log=click.echo)
+    click.echo(json.dumps({k: v for k, v in summary.items() if k not in ("history", "data", "feature_mean")},
+                          indent=2))
+
+
 @main.group()
 def study() -> None:
     """The measurements behind the papers' claims."""

@@ -40,17 +40,38 @@ MIN_PLIES = 10                      # shorter games are mostly agreed draws
 VARIANT_EVERY = 4                   # a piece-off variant of every 4th position (see material_variants)
 
 
+def usable(text: str) -> tuple[list[str], int] | None:
+    """(moves, result from White's view) of a game text fit to learn from:
+    a result, at least MIN_PLIES plies, from the usual start; else None."""
+    parsed = parse_game(text)
+    if parsed is None:
+        return None
+    headers, moves = parsed
+    result = RESULTS.get(headers.get("Result", "*"))
+    if result is None or len(moves) < MIN_PLIES or headers.get("SetUp") == "1":
+        return None
+    return moves, result
+
+
+def shuffled_texts(files: list[Path], seed: int) -> list[str]:
+    """The game texts of ``files``, in the seeded order the data file draws them."""
+    if any("twic" in f.name.lower() for f in files):
+        raise ValueError("the TWIC 2022 games are the outside test set: never trained on")
+    texts = []
+    for path in files:
+        texts += split_games(read_text(path))
+    random.Random(seed).shuffle(texts)
+    return texts
+
+
 def _extract(work: tuple[list[str], int]) -> list[tuple]:
     texts, seed = work
     rows = []
     for text in texts:
-        parsed = parse_game(text)
-        if parsed is None:
+        game = usable(text)
+        if game is None:
             continue
-        headers, moves = parsed
-        result = RESULTS.get(headers.get("Result", "*"))
-        if result is None or len(moves) < MIN_PLIES or headers.get("SetUp") == "1":
-            continue
+        moves, result = game
         try:
             dense, active, stm, phase, hand, quiet = replay_features(STARTING_FEN, moves, "C")
             variants = material_variants(STARTING_FEN, moves, "C", VARIANT_EVERY, seed)
@@ -87,13 +108,7 @@ def build(data: Path, out: Path, games: int | None, seed: int = 1, jobs: int = 2
     collections (or ``files``); hold ``val_games`` of them back for validation."""
     from tqdm import tqdm
     files = files or [data / "games" / name for name in MASTER_FILES]
-    if any("twic" in f.name.lower() for f in files):
-        raise ValueError("the TWIC 2022 games are the outside test set: never trained on")
-    texts = []
-    for path in files:
-        texts += split_games(read_text(path))
-    rng = random.Random(seed)
-    rng.shuffle(texts)
+    texts = shuffled_texts(files, seed)
     if games:
         texts = texts[:int(games * 1.05) + 100]      # a few are dropped (no result, errors)
     found: list[tuple] = []

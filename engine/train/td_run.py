@@ -143,13 +143,21 @@ class Games:
     def inputs(self, rows: np.ndarray, variants: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """Net inputs and phase weights of game positions (or of material variants)."""
         prefix = "x_" if variants else ""
-        x = np.zeros((len(rows), self.n_inputs), np.float32)
-        x[:, :N_DENSE] = (self.a[prefix + "dense"][rows] - self.mean) / self.std
-        if self.squares != "A":
-            active = to_set(self.a[prefix + "active"][rows], self.squares)
-            r, c = np.nonzero(active >= 0)
-            x[r, N_DENSE + active[r, c]] = 1.0
-        return x, (self.x_weights if variants else self.weights)[rows]
+        active = to_set(self.a[prefix + "active"][rows], self.squares)
+        return (net_inputs(self.a[prefix + "dense"][rows], active, self.mean, self.std, self.n_inputs),
+                (self.x_weights if variants else self.weights)[rows])
+
+
+def net_inputs(dense: np.ndarray, active: np.ndarray, mean: np.ndarray, std: np.ndarray,
+               n_inputs: int) -> np.ndarray:
+    """(n, n_inputs) float32: set A's numbers normalised, then the square inputs
+    (``active``: their indices, -1 pads) as ones."""
+    x = np.zeros((len(dense), n_inputs), np.float32)
+    x[:, :N_DENSE] = (dense - mean) / std
+    if n_inputs > N_DENSE:
+        r, c = np.nonzero(active >= 0)
+        x[r, N_DENSE + active[r, c]] = 1.0
+    return x
 
 
 def fit_cp_scale(hand: np.ndarray, result_stm: np.ndarray) -> float:
@@ -165,6 +173,15 @@ def fit_cp_scale(hand: np.ndarray, result_stm: np.ndarray) -> float:
         else:
             lo = a
     return float(np.exp((lo + hi) / 2))
+
+
+def validation_set(data: Games) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, result from the side to move's view) of the held-back games' quiet positions."""
+    val_games = np.flatnonzero(data.a["val"])
+    rows = data.rows_of(val_games)[0]
+    target = (data.a["result"][np.repeat(val_games, np.diff(data.offsets)[val_games])]
+              * data.sign[rows]).astype(np.float32)
+    return rows[data.quiet[rows]], target[data.quiet[rows]]
 
 
 def validation(model: PhaseNets, data: Games, rows: np.ndarray, target: np.ndarray) -> float:
@@ -209,22 +226,31 @@ def td_step(model: PhaseNets, optimiser, data: Games, games: np.ndarray, lam: fl
     """
     rows, game_of, ply = data.rows_of(games)
     lengths = data.offsets[games + 1] - data.offsets[games]
-    quiet = data.quiet[rows]
     results = data.a["result"][games].astype(np.float32)
-    cache, err = td_errors(model, data.inputs(rows), data.sign[rows], game_of, ply, lengths, results, lam,
-                           trusted=quiet)
-    n = max(int(quiet.sum()), 1) + (0 if anchor is None else len(anchor))
+    anchor_batch = None if anchor is None else data.inputs(anchor, variants=True)
+    return td_update(model, optimiser, data.inputs(rows), data.sign[rows], game_of, ply, lengths, results,
+                     lam, data.quiet[rows], anchor_batch, anchor_target)
+
+
+def td_update(model: PhaseNets, optimiser, batch, sign: np.ndarray, game_of: np.ndarray, ply: np.ndarray,
+              lengths: np.ndarray, results: np.ndarray, lam: float, trusted: np.ndarray,
+              anchor_batch=None, anchor_target: np.ndarray | None = None) -> float:
+    """The gradient step of a block of games (see td_errors for the arguments),
+    with the material anchor beside it; the mean squared TD error."""
+    cache, err = td_errors(model, batch, sign, game_of, ply, lengths, results, lam, trusted=trusted)
+    learnt = max(int(trusted.sum()), 1)
+    n = learnt + (0 if anchor_target is None else len(anchor_target))
     scale = 1.0 if isinstance(optimiser, Sgd) else 1.0 / n
     grads = model.gradients(cache, err * scale)
-    if anchor is not None and len(anchor):
-        y_x, cache_x = model.forward(data.inputs(anchor, variants=True))
+    if anchor_batch is not None and len(anchor_target):
+        y_x, cache_x = model.forward(anchor_batch)
         for k, g in model.gradients(cache_x, (y_x - anchor_target) * scale).items():
             grads[k] += g
     optimiser.step(model.params(), grads)
-    return float(np.sum(err ** 2) / max(int(quiet.sum()), 1))
+    return float(np.sum(err ** 2) / learnt)
 
 
-def save_checkpoint(path: Path, config: TdConfig, model: PhaseNets, optimiser, step: int,
+def save_checkpoint(path: Path, config, model: PhaseNets, optimiser, step: int,
                     history: list, extra: dict) -> None:
     state = {f"p.{k}": v for k, v in model.params().items()}
     if isinstance(optimiser, Adam):
@@ -235,7 +261,7 @@ def save_checkpoint(path: Path, config: TdConfig, model: PhaseNets, optimiser, s
     tmp.replace(path)                # atomic: a kill never leaves half a checkpoint
 
 
-def load_checkpoint(path: Path, config: TdConfig, model: PhaseNets, optimiser) -> tuple[int, list, dict]:
+def load_checkpoint(path: Path, config, model: PhaseNets, optimiser) -> tuple[int, list, dict]:
     with np.load(path, allow_pickle=False) as f:
         meta = json.loads(str(f["meta"]))
         if meta["config"] != asdict(config):
@@ -296,10 +322,7 @@ def train(data_path: Path, out: Path, work: Path, config: TdConfig, log=print) -
     train_games = np.flatnonzero(~arrays["val"])
     if config.games:
         train_games = train_games[:config.games]
-    val_rows = data.rows_of(val_games)[0]
-    val_target = (arrays["result"][np.repeat(val_games, np.diff(arrays["offsets"])[val_games])]
-                  * data.sign[val_rows]).astype(np.float32)
-    val_target, val_rows = val_target[data.quiet[val_rows]], val_rows[data.quiet[val_rows]]
+    val_rows, val_target = validation_set(data)
     train_rows = data.rows_of(train_games)[0]
     train_rows = train_rows[data.quiet[train_rows]]
     fit_rows = rng.choice(train_rows, min(len(train_rows), 500_000), replace=False)
