@@ -100,6 +100,19 @@ def bench_perft(runs: int, quick: bool) -> None:
     run(runs, quick)
 
 
+@main.command("bench-eval")
+@click.option("--net", "nets", type=click.Path(exists=True, dir_okay=False), multiple=True,
+              help="A TD net to time (repeatable; default: the shipped nets/td.npz).")
+@click.option("--runs", type=int, default=5, show_default=True, help="Rounds; the median is reported.")
+@click.option("--depth", type=click.IntRange(1, 64), default=None, help="Search depth (default: the bench depth).")
+def bench_eval(nets: tuple[str, ...], runs: int, depth: int | None) -> None:
+    """Search speed with each evaluation: median nps and the ratio to handwritten."""
+    from engine.bench import DEFAULT_DEPTH
+    from engine.nets import DEFAULT_TD
+    from engine.tools.bench_eval import run
+    run([Path(n) for n in nets] or [DEFAULT_TD], runs, depth or DEFAULT_DEPTH)
+
+
 @main.command()
 @click.option("--depth", type=click.IntRange(1, 64), default=None, help="Search depth (default: the bench depth).")
 @click.option("--eval", "evaluation", type=click.Choice(["handwritten", "td"]), default="handwritten",

@@ -8,12 +8,23 @@
 #
 # Evaluations are cached by position key: the quiescence search asks for the
 # same positions again and again, and the features cost far more than a probe.
+#
+# The first layer's sums over the square inputs are kept incrementally, as
+# NNUE keeps its accumulator, but without hooks in make/unmake: each searcher
+# holds, per phase net and side to move, the sums for the pieces of the last
+# position it evaluated, and brings them to the next one by the pieces that
+# differ (a bitboard XOR). Positions evaluated one after another in a search
+# are near each other in the tree: a few rows change instead of thirty-two.
 
 from libc.math cimport log
 
 cdef enum:
     TD_CACHE_SIZE = 1 << 16     # entries; a power of two
     TD_MAX_CP = 20000           # below every mate score
+    TD_MAX_HIDDEN = 1024        # td_kernel.h's NMM_TD_MAX_HIDDEN
+    TD_ACCUMULATORS = 6         # 3 phase nets x 2 sides to move
+    TD_REFRESH_AFTER = 256      # incremental updates before the sums are recomputed (float rounding)
+    TD_MAX_DIFF = 16            # more changed rows than this: recompute instead
 
 ctypedef struct TdEval:
     int squares             # 0: set A, 1: B (kings, pawns), 2: C (all pieces)
@@ -29,6 +40,14 @@ ctypedef struct TdEval:
 ctypedef struct TdCacheEntry:
     u64 key
     int score
+
+ctypedef struct TdAccumulator:
+    # b1 plus the rows of the square inputs of ``pieces``, for one phase net
+    # and one side to move (square inputs are seen from the side to move).
+    u64 pieces[12]
+    int valid
+    int updates
+    float sums[TD_MAX_HIDDEN]
 
 
 cdef void phase_blend(const Position* pos, int nets, float* w) noexcept nogil:
@@ -51,11 +70,13 @@ cdef extern from "td_kernel.h" nogil:
     int NMM_TD_LANES
     float nmm_td_kernel(const float* w1, const float* b1, const float* w2, float b2, int hidden,
                         const int* rows, const float* values, int n)
+    void nmm_td_apply(float* sums, const float* w1, int hidden, const int* rows, const float* signs, int n)
 
 
 cdef float td_net_output(const TdEval* net, int k, const float* dense, const int* active,
-                         int n_active) noexcept nogil:
-    """Output of phase net ``k`` for the given inputs."""
+                         int n_active, const float* start) noexcept nogil:
+    """Output of phase net ``k`` for the given inputs; ``start``: the hidden
+    sums to add them to (b1, or an accumulator holding the square inputs)."""
     cdef int i, n = 0, H = net.hidden
     cdef int rows[FEATURES_A + MAX_ACTIVE]
     cdef float values[FEATURES_A + MAX_ACTIVE]
@@ -77,23 +98,77 @@ cdef float td_net_output(const TdEval* net, int k, const float* dense, const int
         rows[n] = FEATURES_A + active[i]
         values[n] = 1
         n += 1
-    return nmm_td_kernel(&net.w1[k * net.inputs * H], &net.b1[k * H], w2, net.b2[k], H, rows, values, n)
+    return nmm_td_kernel(&net.w1[k * net.inputs * H], start, w2, net.b2[k], H, rows, values, n)
 
 
-cdef float td_output(const TdEval* net, const Position* pos) noexcept nogil:
-    """The blended expected result for the side to move."""
+cdef void td_refresh(const TdEval* net, int k, TdAccumulator* acc, const Position* pos) noexcept nogil:
+    """The sums of phase net ``k`` for ``pos``'s side to move, from b1 up."""
+    cdef int active[MAX_ACTIVE]
+    cdef float ones[MAX_ACTIVE]
+    cdef int i, n = active_squares(pos, net.squares == 2, active)
+    for i in range(n):
+        active[i] += FEATURES_A
+        ones[i] = 1
+    memcpy(acc.sums, &net.b1[k * net.hidden], net.hidden * sizeof(float))
+    nmm_td_apply(acc.sums, &net.w1[k * net.inputs * net.hidden], net.hidden, active, ones, n)
+    memcpy(acc.pieces, pos.pieces, sizeof(acc.pieces))
+    acc.valid = 1
+    acc.updates = 0
+
+
+cdef void td_update(const TdEval* net, int k, TdAccumulator* acc, const Position* pos) noexcept nogil:
+    """Bring the sums of phase net ``k`` (``pos``'s side to move) to ``pos``'s pieces."""
+    cdef int rows[2 * TD_MAX_DIFF]
+    cdef float signs[2 * TD_MAX_DIFF]
+    cdef int p, sq, idx, n = 0
+    cdef u64 changed, b
+    cdef bint all_pieces = net.squares == 2
+    if not acc.valid or acc.updates >= TD_REFRESH_AFTER:
+        td_refresh(net, k, acc, pos)
+        return
+    for p in range(12):
+        changed = acc.pieces[p] ^ pos.pieces[p]
+        if changed == 0 or (not all_pieces and piece_type(p) != PAWN and piece_type(p) != KING):
+            continue
+        if n + popcount(changed) > 2 * TD_MAX_DIFF:
+            td_refresh(net, k, acc, pos)
+            return
+        b = changed
+        while b:
+            sq = pop_lsb(&b)
+            idx = square_index(p, sq, pos.stm, all_pieces)
+            rows[n] = FEATURES_A + idx
+            signs[n] = 1 if pos.pieces[p] & bit(sq) else -1
+            n += 1
+    if n:
+        nmm_td_apply(acc.sums, &net.w1[k * net.inputs * net.hidden], net.hidden, rows, signs, n)
+        memcpy(acc.pieces, pos.pieces, sizeof(acc.pieces))
+        acc.updates += 1
+
+
+cdef float td_output(const TdEval* net, const Position* pos, TdAccumulator* accs) noexcept nogil:
+    """The blended expected result for the side to move. ``accs``: the
+    searcher's accumulators (TD_ACCUMULATORS of them), or NULL to sum every
+    input afresh."""
     cdef float dense[FEATURES_A]
     cdef int active[MAX_ACTIVE]
     cdef float w[3]
     cdef int n = 0, k
     cdef float out = 0
+    cdef TdAccumulator* acc
+    cdef bint incremental = accs != NULL and net.hidden > 0 and net.squares > 0
     features_a(pos, dense)
-    if net.squares:
+    if net.squares and not incremental:
         n = active_squares(pos, net.squares == 2, active)
     phase_blend(pos, net.nets, w)
     for k in range(net.nets):
         if w[k] > 0:
-            out += w[k] * td_net_output(net, k, dense, active, n)
+            if incremental:
+                acc = &accs[3 * pos.stm + k]
+                td_update(net, k, acc, pos)
+                out += w[k] * td_net_output(net, k, dense, active, 0, acc.sums)
+            else:
+                out += w[k] * td_net_output(net, k, dense, active, n, &net.b1[k * net.hidden])
     return out
 
 
@@ -111,7 +186,8 @@ cdef int td_centipawns(const TdEval* net, float y) noexcept nogil:
     return <int>cp
 
 
-cdef int td_evaluate(const TdEval* net, TdCacheEntry* cache, const Position* pos) noexcept nogil:
+cdef int td_evaluate(const TdEval* net, TdCacheEntry* cache, TdAccumulator* accs,
+                     const Position* pos) noexcept nogil:
     """The net's score in centipawns for the side to move, through the cache.
 
     The move number is part of the cache's key as far as the phase blend
@@ -122,5 +198,5 @@ cdef int td_evaluate(const TdEval* net, TdCacheEntry* cache, const Position* pos
     if e.key == key:
         return e.score
     e.key = key
-    e.score = td_centipawns(net, td_output(net, pos))
+    e.score = td_centipawns(net, td_output(net, pos, accs))
     return e.score

@@ -9,7 +9,7 @@ from libc.math cimport log
 cdef inline int static_eval(Search* s, const Position* pos) noexcept nogil:
     """The evaluation in use: the TD net when one is loaded and chosen, else the handwritten one."""
     if s.td != NULL:
-        return td_evaluate(s.td, s.td_cache, pos)
+        return td_evaluate(s.td, s.td_cache, s.td_acc, pos)
     return evaluate(pos, NULL)
 
 

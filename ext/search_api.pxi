@@ -172,6 +172,7 @@ cdef class Searcher:
         self.td.inputs = inputs
         self.td.cp_scale = cp_scale
         memset(self.s.td_cache, 0, TD_CACHE_SIZE * sizeof(TdCacheEntry))
+        self._forget_sums()
         self.s.td = &self.td
         self.clear_hash()
 
@@ -188,9 +189,16 @@ cdef class Searcher:
         if on and self.s.td == NULL:
             self.s.td = &self.td
             memset(self.s.td_cache, 0, TD_CACHE_SIZE * sizeof(TdCacheEntry))
+            self._forget_sums()
             self.clear_hash()
         elif not on:
             self.clear_td()
+
+    cdef void _forget_sums(self):
+        """The accumulators were another net's: the next evaluation recomputes them."""
+        cdef int i
+        for i in range(TD_ACCUMULATORS):
+            self.s.td_acc[i].valid = 0
 
     cdef void _free_td(self):
         free(self.td.w1)
@@ -203,11 +211,13 @@ cdef class Searcher:
     def uses_td(self) -> bool:
         return self.s.td != NULL
 
-    def td_output(self, Board board) -> float:
-        """The loaded TD net's expected result for the side to move (no cache)."""
+    def td_output(self, Board board, bint incremental=False) -> float:
+        """The loaded TD net's expected result for the side to move (no cache);
+        ``incremental``: through the searcher's accumulators, as the search
+        evaluates, rather than summing every input afresh."""
         if self.td.b2 == NULL:
             raise ValueError("no TD net is loaded")
-        return td_output(&self.td, &board.pos)
+        return td_output(&self.td, &board.pos, self.s.td_acc if incremental else NULL)
 
     def set_nmm(self, encoding: str, weights, bias) -> None:
         """Load a Neural MoveMap: ``weights`` as N_OUTPUTS rows of the encoding's
@@ -317,11 +327,11 @@ cdef class Searcher:
                 sink += dense[r % FEATURES_A]
             t2 = now_ms()
             for r in range(repeats):
-                sink += td_output(&self.td, &board.pos)
+                sink += td_output(&self.td, &board.pos, NULL)
             t3 = now_ms()
             for r in range(repeats):
                 dense[0] += 1e-9
-                sink += td_net_output(&self.td, 0, dense, act, n_act)
+                sink += td_net_output(&self.td, 0, dense, act, n_act, self.td.b1)
             t4 = now_ms()
         if sink == 12345.678:
             print(sink)

@@ -69,6 +69,7 @@ ctypedef struct Search:
     NmmNet* net             # the Neural MoveMap, or NULL
     TdEval* td              # the TD-trained evaluation, or NULL: the handwritten one
     TdCacheEntry* td_cache  # its scores of recently evaluated positions
+    TdAccumulator td_acc[TD_ACCUMULATORS]   # its first-layer sums (eval_td.pxi)
     NmmCacheEntry* nmm_cache    # the net's quiet-move scores of recently scored nodes
     double hhweight         # the weight in use (moves when adaptive)
     u64 nn_misses

@@ -69,6 +69,21 @@ static float nmm_td_kernel(const float *w1, const float *b1, const float *w2, fl
     return out;
 }
 
+/* sums += sign[j] * w1[rows[j]] for each j: the incremental first layer
+ * (eval_td.pxi's accumulators) adds the rows of pieces that arrived and takes
+ * away those of pieces that left. */
+NMM_CLONES
+static void nmm_td_apply(float *sums, const float *w1, int hidden, const int *rows, const float *signs, int n)
+{
+    int h, j;
+    for (h = 0; h < hidden; h += 8) {
+        nmm_v8 a = NMM_LOAD(sums + h);
+        for (j = 0; j < n; j++)
+            a += NMM_SPLAT(signs[j]) * NMM_LOAD(w1 + (long)rows[j] * hidden + h);
+        NMM_STORE(sums + h, a);
+    }
+}
+
 #else   /* no vector extensions: the plain loops */
 
 static float nmm_td_kernel(const float *w1, const float *b1, const float *w2, float b2, int hidden,
@@ -85,6 +100,14 @@ static float nmm_td_kernel(const float *w1, const float *b1, const float *w2, fl
     for (h = 0; h < hidden; h++)
         out += w2[h] * z[h] / (1.0f + fabsf(z[h]));
     return out;
+}
+
+static void nmm_td_apply(float *sums, const float *w1, int hidden, const int *rows, const float *signs, int n)
+{
+    int h, j;
+    for (j = 0; j < n; j++)
+        for (h = 0; h < hidden; h++)
+            sums[h] += signs[j] * w1[(long)rows[j] * hidden + h];
 }
 
 #endif

@@ -50,6 +50,24 @@ def test_core_output_equals_numpy(squares, nets, hidden):
         assert abs(cp - 2 * 250 * np.arctanh(np.clip(expected, -0.9999, 0.9999))) <= 1.5
 
 
+@pytest.mark.parametrize("squares", ["B", "C"])
+def test_incremental_sums_equal_a_fresh_sum(squares):
+    """The accumulators, brought from position to position by the pieces that
+    differ (captures, promotions, castling, en passant, jumps between games),
+    give the output that summing every input gives; a new net resets them."""
+    searcher, rng, checked = Searcher(hash_mb=1), random.Random(9), 0
+    for seed in (1, 2):
+        net = random_net(squares, 3, 16, seed)
+        searcher.set_td(net.squares, net.w1, net.b1, net.w2, net.b2, net.cp_scale)
+        for _ in range(12):
+            board = Board()
+            while board.outcome() is None and board.ply < 160:
+                assert abs(searcher.td_output(board, incremental=True) - searcher.td_output(board)) < 1e-4
+                board.push(rng.choice(board.legal_moves()))
+                checked += 1
+    assert checked > 1500
+
+
 def test_phase_blend_of_core_and_trainer_agree():
     net = random_net("A", 3, 4)
     searcher = Searcher(hash_mb=1)
