@@ -9,7 +9,7 @@ DEPS   := $(VENV)/.deps-installed
 CORE   := build/.core-built
 
 .PHONY: run build test test-all perft-full bench-perft bench wac fuzz soak matches ablation \
-        td-data td-net td-match evaluators clean
+        td-data td-net td-leaf td-match evaluators clean
 
 DATA   ?= $(or $(NMM_DATA),../shared/data)
 
@@ -70,15 +70,22 @@ TD_GAMES ?= var/td/games.npz
 td-data: build
 	$(PY) -m engine.cli data td --games 0 --out $(TD_GAMES)
 
+# The shipped net: a correction to the handwritten evaluation (copy var/td/td.npz to nets/td.npz).
 td-net: build
 	OPENBLAS_NUM_THREADS=1 $(PY) -m engine.cli train td --games-file $(TD_GAMES) --squares C --nets 3 \
-	    --hidden 40 --epochs 2 --seed 1 --out var/td/td.npz
+	    --hidden 40 --epochs 2 --seed 1 --base handwritten --out var/td/td.npz
+
+# TDLeaf(lambda) continuations of a net (default: the shipped one), on master games and in self-play.
+td-leaf: build
+	OPENBLAS_NUM_THREADS=1 $(PY) -m engine.cli train tdleaf --games-file $(TD_GAMES) --source games \
+	    --games 16000 --out var/td/leaf_games.npz
+	OPENBLAS_NUM_THREADS=1 $(PY) -m engine.cli train tdleaf --games-file $(TD_GAMES) --source selfplay \
+	    --games 8000 --out var/td/leaf_self.npz
 
 td-match: build
-	$(PY) -m engine.cli match nmm:Eval=td nmm:Eval=handwritten --games 200 --depth 2 --concurrency 2 \
-	    --seed 11 | tee reports/td_f_depth2.log
-	$(PY) -m engine.cli bench --eval td | tee reports/td_bench.log
-	$(PY) -m engine.cli bench | tee -a reports/td_bench.log
+	$(PY) -m engine.cli match nmm:Eval=td nmm:Eval=handwritten --games 1000 --depth 2 --concurrency 2 \
+	    --seed 21 | tee reports/td_hon_depth2.log
+	$(PY) -m engine.cli bench-eval --runs 3 | tee reports/td_bench.log
 
 evaluators: build
 	OPENBLAS_NUM_THREADS=1 $(PY) -m engine.cli study evaluators --train $(TD_GAMES) --depth 2 --games 40

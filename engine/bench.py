@@ -50,7 +50,7 @@ def run_bench(depth: int = DEFAULT_DEPTH, hash_mb: int = 16,
     engine.nets.TdNet to evaluate with instead of the handwritten function."""
     searcher = Searcher(hash_mb)
     if td is not None:
-        searcher.set_td(td.squares, td.w1, td.b1, td.w2, td.b2, td.cp_scale)
+        td.install(searcher)
     total, elapsed = 0, 0.0
     for i, fen in enumerate(POSITIONS):
         if stopped():

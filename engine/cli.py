@@ -344,17 +344,20 @@ def train_nmm(sets: str, learn_name: str, positions: int, encoding: str, loss: s
 @click.option("--anchor", type=int, default=256, show_default=True,
               help="Material variants fitted to the handwritten evaluation beside each TD step (0: none).")
 @click.option("--games", type=int, default=0, show_default=True, help="Training games used (0: all).")
+@click.option("--base", type=click.Choice(["none", "handwritten"]), default="none", show_default=True,
+              help="handwritten: the net learns a correction to the handwritten evaluation "
+                   "(value tanh(hand / 2K + output)), starting from a zero correction.")
 @click.option("--seed", type=int, default=1, show_default=True)
 def train_td(games_file: str, out: str, work: str | None, squares: str, nets: str, hidden: int,
              lam: float, lr: float, optimiser: str, games_per_step: int, epochs: int, init: str,
-             init_steps: int, anchor: int, games: int, seed: int) -> None:
+             init_steps: int, anchor: int, games: int, base: str, seed: int) -> None:
     """The TD(lambda) evaluation net from master games (Mannen's thesis, chapter 6)."""
     import json
 
     from engine.train.td_run import TdConfig, train
     config = TdConfig(squares=squares, nets=int(nets), hidden=hidden, lam=lam, lr=lr,
                       optimiser=optimiser, games_per_step=games_per_step, epochs=epochs, init=init,
-                      init_steps=init_steps, anchor=anchor, games=games, seed=seed)
+                      init_steps=init_steps, anchor=anchor, games=games, seed=seed, base=base)
     out_path = Path(out)
     summary = train(Path(games_file), out_path, Path(work) if work else out_path.with_suffix(".work"),
                     config, log=click.echo)

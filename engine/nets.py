@@ -129,6 +129,7 @@ class TdNet:
     b2: np.ndarray              # (nets,)
     cp_scale: float             # cp = 2 * cp_scale * atanh(output)
     info: dict = field(default_factory=dict)
+    on_handwritten: bool = False    # a correction: cp = handwritten + 2 * cp_scale * output
 
     @property
     def nets(self) -> int:
@@ -142,9 +143,13 @@ class TdNet:
     def inputs(self) -> int:
         return TD_DENSE + TD_SQUARES[self.squares]
 
+    def install(self, searcher) -> None:
+        """Make ``searcher`` (engine._core.Searcher) evaluate with this net."""
+        searcher.set_td(self.squares, self.w1, self.b1, self.w2, self.b2, self.cp_scale, self.on_handwritten)
+
     @classmethod
     def from_training(cls, mlps: list, mean: np.ndarray, std: np.ndarray, squares: str,
-                      cp_scale: float, info: dict) -> "TdNet":
+                      cp_scale: float, info: dict, on_handwritten: bool = False) -> "TdNet":
         """Fold (x - mean) / std on the dense inputs into the trained weights."""
         w1, b1, w2, b2 = [], [], [], []
         for m in mlps:
@@ -165,7 +170,7 @@ class TdNet:
                 w2.append(m.w2)
                 b2.append(float(m.b2[0]))
         f32 = lambda a: np.ascontiguousarray(np.array(a), np.float32)  # noqa: E731
-        return cls(squares, f32(w1), f32(b1), f32(w2), f32(b2), float(cp_scale), info)
+        return cls(squares, f32(w1), f32(b1), f32(w2), f32(b2), float(cp_scale), info, on_handwritten)
 
     def evaluate(self, dense: np.ndarray, active: list[int], weights: np.ndarray) -> float:
         """The blended output for one position (numpy; the engine's is in the core)."""
@@ -189,7 +194,7 @@ def save_td(net: TdNet, path: Path) -> None:
               "layout": TD_LAYOUT, "inputs": net.inputs, "hidden": net.hidden, "nets": net.nets,
               "phase_rule": "nets 3: end = clip((12 - phase) / 8), opening = clip((16 - fullmove) / 8)"
                             " * (1 - end), middle = the rest (engine/train/td_run.py phase_weights)",
-              "cp_scale": net.cp_scale,
+              "cp_scale": net.cp_scale, "base": "handwritten" if net.on_handwritten else "none",
               "shapes": {"w1": list(net.w1.shape), "b1": list(net.b1.shape), "w2": list(net.w2.shape),
                          "b2": list(net.b2.shape)},
               **net.info}
@@ -230,8 +235,11 @@ def load_td(path: Path) -> TdNet:
         raise NetError(f"{path}: cp_scale {scale!r} is not a usable scale")
     if not all(np.isfinite(a).all() for a in (w1, b1, w2, b2)):
         raise NetError(f"{path} holds values that are not finite numbers")
+    base = header.get("base", "none")
+    if base not in ("none", "handwritten"):
+        raise NetError(f"{path}: base {base!r} is not one this engine knows (none, handwritten)")
     known = {"format", "version", "kind", "encoding", "layout", "inputs", "hidden", "nets", "phase_rule",
-             "cp_scale", "shapes"}
+             "cp_scale", "shapes", "base"}
     f32 = lambda a: np.ascontiguousarray(a, np.float32)  # noqa: E731
     return TdNet(squares, f32(w1), f32(b1), f32(w2), f32(b2), float(scale),
-                 {k: v for k, v in header.items() if k not in known})
+                 {k: v for k, v in header.items() if k not in known}, base == "handwritten")

@@ -170,7 +170,7 @@ class Session:
             net = load_td(resolved)
         except NetError as e:
             raise OptionError(f"EvalFile: {e}") from None
-        self._searcher.set_td(net.squares, net.w1, net.b1, net.w2, net.b2, net.cp_scale)
+        net.install(self._searcher)
         self._td_net = net
         self._td_file = path
 
@@ -236,7 +236,8 @@ class Session:
 
     def _td_evaluation(self) -> None:
         from engine.evaluation.explain import explain
-        report = explain(self._td_net, self.board, self.searcher.td_output(self.board))
+        report = explain(self._td_net, self.board, self.searcher.td_output(self.board),
+                         self.searcher.evaluate(self.board))
         for line in report:
             self.send(line)
 

@@ -6,6 +6,10 @@
 # game results, turns it into centipawns: cp = 2 K atanh(y). Search margins
 # (futility, null move, aspiration, delta) then keep their meaning.
 #
+# A net trained "on handwritten" predicts a correction instead: its output o
+# is added to the handwritten score, y = tanh(hand / 2K + o), so that
+# cp = hand + 2 K o, and a net of zeros is the handwritten evaluation.
+#
 # Evaluations are cached by position key: the quiescence search asks for the
 # same positions again and again, and the features cost far more than a probe.
 #
@@ -36,6 +40,7 @@ ctypedef struct TdEval:
     float* w2               # [net][hidden], or [net][input] for the linear net
     float* b2               # [net]
     float cp_scale
+    int on_handwritten      # the net is a correction: cp = handwritten + 2 K * output
 
 ctypedef struct TdCacheEntry:
     u64 key
@@ -172,13 +177,17 @@ cdef float td_output(const TdEval* net, const Position* pos, TdAccumulator* accs
     return out
 
 
-cdef int td_centipawns(const TdEval* net, float y) noexcept nogil:
+cdef int td_centipawns(const TdEval* net, const Position* pos, float y) noexcept nogil:
+    """The net's output in centipawns (see the top of the file)."""
     cdef double cp
-    if y > 0.9999:
-        y = 0.9999
-    elif y < -0.9999:
-        y = -0.9999
-    cp = net.cp_scale * log((1.0 + y) / (1.0 - y))
+    if net.on_handwritten:
+        cp = evaluate(pos, NULL) + 2.0 * net.cp_scale * y
+    else:
+        if y > 0.9999:
+            y = 0.9999
+        elif y < -0.9999:
+            y = -0.9999
+        cp = net.cp_scale * log((1.0 + y) / (1.0 - y))
     if cp > TD_MAX_CP:
         return TD_MAX_CP
     if cp < -TD_MAX_CP:
@@ -198,5 +207,5 @@ cdef int td_evaluate(const TdEval* net, TdCacheEntry* cache, TdAccumulator* accs
     if e.key == key:
         return e.score
     e.key = key
-    e.score = td_centipawns(net, td_output(net, pos, accs))
+    e.score = td_centipawns(net, pos, td_output(net, pos, accs))
     return e.score

@@ -68,6 +68,25 @@ def test_incremental_sums_equal_a_fresh_sum(squares):
     assert checked > 1500
 
 
+def test_a_net_on_handwritten_adds_its_correction_to_the_handwritten_score():
+    plain = Searcher(hash_mb=1)
+    net = random_net("B", 3, 8)
+    net.on_handwritten = True
+    searcher = Searcher(hash_mb=1)
+    net.install(searcher)
+    zero = random_net("B", 3, 8)
+    zero.w2[...] = 0
+    zero.b2[...] = 0
+    zero.on_handwritten = True
+    on_zero = Searcher(hash_mb=1)
+    zero.install(on_zero)
+    for board in game_positions(200, seed=7):
+        core = Board(board.fen())
+        hand = plain.evaluate(core)
+        assert on_zero.evaluate(core) == hand
+        assert abs(searcher.evaluate(core) - (hand + 2 * net.cp_scale * searcher.td_output(core))) <= 1
+
+
 def test_phase_blend_of_core_and_trainer_agree():
     net = random_net("A", 3, 4)
     searcher = Searcher(hash_mb=1)
@@ -104,6 +123,7 @@ def test_files_are_checked(tmp_path):
         "nan": (lambda h, a: a["w2"].__setitem__((0, 0), np.nan), "not finite"),
         "scale": (lambda h, a: h.update(cp_scale=0), "cp_scale"),
         "encoding": (lambda h, a: h.update(encoding="td-Z"), "does not know"),
+        "base": (lambda h, a: h.update(base="stockfish"), "base"),
     }
     for name, (change, message) in cases.items():
         with pytest.raises(NetError, match=message):
@@ -166,6 +186,16 @@ def test_training_writes_a_net_the_engine_loads(games_file, tmp_path):
     searcher.set_td(net.squares, net.w1, net.b1, net.w2, net.b2, net.cp_scale)
     result = searcher.search(Board(), depth=4)
     assert result["bestmove"] in Board().legal_moves()
+
+
+def test_training_on_handwritten_starts_from_it_and_says_so_in_the_file(games_file, tmp_path):
+    summary = run_training(games_file, tmp_path / "on.npz", base="handwritten")
+    assert summary["history"][0]["val"] == pytest.approx(summary["validation_loss_handwritten"], abs=1e-4)
+    net = load_td(tmp_path / "on.npz")
+    assert net.on_handwritten and np.abs(net.w2).max() > 0           # it learnt a correction
+    searcher = Searcher(hash_mb=1)
+    net.install(searcher)
+    assert searcher.search(Board(), depth=3)["bestmove"] in Board().legal_moves()
 
 
 def test_a_killed_run_resumes_to_the_same_net(games_file, tmp_path, monkeypatch):

@@ -27,7 +27,8 @@ def square_name(index: int, squares: str) -> str:
     return f"{'our' if side == 0 else 'their'} {piece} on {'abcdefgh'[rel % 8]}{rel // 8 + 1}"
 
 
-def explain(net: TdNet, board: Board, output: float, top: int = 8) -> list[str]:
+def explain(net: TdNet, board: Board, output: float, cp: int, top: int = 8) -> list[str]:
+    """The report's lines; ``output`` and ``cp``: the core's net output and score here."""
     values, active = board.td_features(net.squares)
     dense = np.array(values, np.float32)
     weights = phase_weights(np.array([board.phase]), np.array([board.fullmove]), net.nets)[0]
@@ -43,12 +44,13 @@ def explain(net: TdNet, board: Board, output: float, top: int = 8) -> list[str]:
         rest = [b for b in active if b != a]
         effects.append((base - net.evaluate(dense, rest, weights), square_name(a, net.squares)))
     effects.sort(key=lambda e: -abs(e[0]))
-    cp = 2 * net.cp_scale * np.arctanh(np.clip(output, -0.9999, 0.9999))
     blend = ", ".join(f"{name} {w:.2f}" for name, w in zip(PHASE_NAMES, weights)) if net.nets == 3 else "one net"
     lines = [f"TD net: {net.squares} features, {net.nets} net(s) of {net.hidden} hidden units",
              f"phase {board.phase}/24, move {board.fullmove}: {blend}",
-             f"output {output:+.4f} (expected result for the side to move) = {cp / 100:+.2f} pawns "
-             f"(scale K {net.cp_scale:.1f})",
+             (f"output {output:+.4f} (a correction to the handwritten score, side to move's view): "
+              f"{cp / 100:+.2f} pawns in all (scale K {net.cp_scale:.1f})" if net.on_handwritten else
+              f"output {output:+.4f} (expected result for the side to move) = {cp / 100:+.2f} pawns "
+              f"(scale K {net.cp_scale:.1f})"),
              "strongest inputs (output without the input's value, side to move's view):"]
     lines += [f"  {effect:+.4f}  {what}" for effect, what in effects[:top]]
     white = cp if board.turn == "w" else -cp

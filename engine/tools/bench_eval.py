@@ -22,7 +22,7 @@ from engine.nets import load_td
 def eval_costs(net) -> dict[str, float]:
     """Median nanoseconds over the bench positions: handwritten, TD features, whole TD, one net."""
     searcher = Searcher(hash_mb=1)
-    searcher.set_td(net.squares, net.w1, net.b1, net.w2, net.b2, net.cp_scale)
+    net.install(searcher)
     costs = [searcher.eval_cost(Board(fen), 5000) for fen in POSITIONS]
     return {name: median(c[i] for c in costs) for i, name in enumerate(("handwritten", "features", "td", "net"))}
 

@@ -76,6 +76,7 @@ class TdConfig:
     anchor: int = 256               # material variants fitted beside each TD step (0: none)
     games: int = 0                  # training games used (0: all)
     seed: int = 1
+    base: str = "none"              # handwritten: learn a correction to the handwritten evaluation
 
 
 class PhaseNets:
@@ -87,8 +88,8 @@ class PhaseNets:
     def params(self) -> dict[str, np.ndarray]:
         return {f"{i}.{k}": v for i, net in enumerate(self.nets) for k, v in net.params().items()}
 
-    def forward(self, batch: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, list]:
-        x, w = batch
+    def forward(self, batch: tuple) -> tuple[np.ndarray, list]:
+        x, w = batch[0], batch[1]          # (inputs, phase weights, handwritten cp: not used here)
         y = np.zeros(len(x), np.float32)
         caches = []
         for i, net in enumerate(self.nets):
@@ -117,6 +118,48 @@ class PhaseNets:
         return grads
 
 
+class OnHandwritten:
+    """Phase nets that learn a correction to the handwritten evaluation: the
+    value is tanh(hand / 2K + net output), so that a net of zeros is the
+    handwritten evaluation and the core scores hand + 2K * output (cp)."""
+
+    def __init__(self, inner: PhaseNets, cp_scale: float) -> None:
+        self.inner, self.cp_scale = inner, cp_scale
+
+    @property
+    def nets(self) -> list[Mlp]:
+        return self.inner.nets
+
+    def params(self) -> dict[str, np.ndarray]:
+        return self.inner.params()
+
+    def forward(self, batch: tuple) -> tuple[np.ndarray, tuple]:
+        out, cache = self.inner.forward(batch)
+        value = np.tanh(batch[2] / (2 * self.cp_scale) + out).astype(np.float32)
+        return value, (cache, value)
+
+    def __call__(self, batch) -> np.ndarray:
+        return self.forward(batch)[0]
+
+    def gradients(self, cache, dy: np.ndarray) -> dict[str, np.ndarray]:
+        inner, value = cache
+        return self.inner.gradients(inner, dy * (1 - value * value))
+
+
+Model = PhaseNets | OnHandwritten
+
+
+def make_model(config_hidden: int, n_inputs: int, nets: int, seed: int, on_handwritten: bool,
+               cp_scale: float):
+    """Fresh phase nets; on the handwritten evaluation, with zero output weights (a zero correction)."""
+    model = PhaseNets([Mlp.create(n_inputs, config_hidden, seed + i, scale=1.0) for i in range(nets)])
+    if not on_handwritten:
+        return model
+    for net in model.nets:
+        net.w2[...] = 0
+    return OnHandwritten(model, cp_scale)
+
+
 class Games:
     """The training data, with the inputs of one feature set built on demand."""
 
@@ -140,12 +183,13 @@ class Games:
         ply = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
         return starts[game_of] + ply, game_of, ply
 
-    def inputs(self, rows: np.ndarray, variants: bool = False) -> tuple[np.ndarray, np.ndarray]:
-        """Net inputs and phase weights of game positions (or of material variants)."""
+    def inputs(self, rows: np.ndarray, variants: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Net inputs, phase weights and handwritten scores of game positions (or of material variants)."""
         prefix = "x_" if variants else ""
         active = to_set(self.a[prefix + "active"][rows], self.squares)
         return (net_inputs(self.a[prefix + "dense"][rows], active, self.mean, self.std, self.n_inputs),
-                (self.x_weights if variants else self.weights)[rows])
+                (self.x_weights if variants else self.weights)[rows],
+                self.a[prefix + "hand"][rows].astype(np.float32))
 
 
 def net_inputs(dense: np.ndarray, active: np.ndarray, mean: np.ndarray, std: np.ndarray,
@@ -184,7 +228,7 @@ def validation_set(data: Games) -> tuple[np.ndarray, np.ndarray]:
     return rows[data.quiet[rows]], target[data.quiet[rows]]
 
 
-def validation(model: PhaseNets, data: Games, rows: np.ndarray, target: np.ndarray) -> float:
+def validation(model: Model, data: Games, rows: np.ndarray, target: np.ndarray) -> float:
     """Mean squared error of the predicted result on the held-back games."""
     err = 0.0
     for i in range(0, len(rows), 50_000):
@@ -193,11 +237,11 @@ def validation(model: PhaseNets, data: Games, rows: np.ndarray, target: np.ndarr
     return err / len(rows)
 
 
-def make_optimiser(config: TdConfig, model: PhaseNets):
+def make_optimiser(config: TdConfig, model: Model):
     return Adam(model.params(), config.lr) if config.optimiser == "adam" else Sgd(config.lr)
 
 
-def pretrain(model: PhaseNets, data: Games, rows: np.ndarray, target: np.ndarray, x_target: np.ndarray,
+def pretrain(model: Model, data: Games, rows: np.ndarray, target: np.ndarray, x_target: np.ndarray,
              config: TdConfig, rng: np.random.Generator, progress=None) -> None:
     """Fit the nets to the handwritten evaluation's expected result, on game
     positions and material variants half and half."""
@@ -215,7 +259,7 @@ def pretrain(model: PhaseNets, data: Games, rows: np.ndarray, target: np.ndarray
             progress()
 
 
-def td_step(model: PhaseNets, optimiser, data: Games, games: np.ndarray, lam: float,
+def td_step(model: Model, optimiser, data: Games, games: np.ndarray, lam: float,
             anchor: np.ndarray | None = None, anchor_target: np.ndarray | None = None) -> float:
     """One TD(lambda) step on a block of games; the mean squared TD error.
 
@@ -232,7 +276,7 @@ def td_step(model: PhaseNets, optimiser, data: Games, games: np.ndarray, lam: fl
                      lam, data.quiet[rows], anchor_batch, anchor_target)
 
 
-def td_update(model: PhaseNets, optimiser, batch, sign: np.ndarray, game_of: np.ndarray, ply: np.ndarray,
+def td_update(model: Model, optimiser, batch, sign: np.ndarray, game_of: np.ndarray, ply: np.ndarray,
               lengths: np.ndarray, results: np.ndarray, lam: float, trusted: np.ndarray,
               anchor_batch=None, anchor_target: np.ndarray | None = None) -> float:
     """The gradient step of a block of games (see td_errors for the arguments),
@@ -250,7 +294,7 @@ def td_update(model: PhaseNets, optimiser, batch, sign: np.ndarray, game_of: np.
     return float(np.sum(err ** 2) / learnt)
 
 
-def save_checkpoint(path: Path, config, model: PhaseNets, optimiser, step: int,
+def save_checkpoint(path: Path, config, model: Model, optimiser, step: int,
                     history: list, extra: dict) -> None:
     state = {f"p.{k}": v for k, v in model.params().items()}
     if isinstance(optimiser, Adam):
@@ -261,7 +305,7 @@ def save_checkpoint(path: Path, config, model: PhaseNets, optimiser, step: int,
     tmp.replace(path)                # atomic: a kill never leaves half a checkpoint
 
 
-def load_checkpoint(path: Path, config, model: PhaseNets, optimiser) -> tuple[int, list, dict]:
+def load_checkpoint(path: Path, config, model: Model, optimiser) -> tuple[int, list, dict]:
     with np.load(path, allow_pickle=False) as f:
         meta = json.loads(str(f["meta"]))
         if meta["config"] != asdict(config):
@@ -300,13 +344,12 @@ def material_check(net) -> dict[str, list[int]]:
     """The net's score of White a piece up (Black's piece off the start position), at moves 1 and 30."""
     from engine._core import Board, Searcher
     searcher = Searcher(hash_mb=1)
-    searcher.set_td(net.squares, net.w1, net.b1, net.w2, net.b2, net.cp_scale)
+    net.install(searcher)
     out = {}
     for piece, rank8 in MATERIAL_CHECK.items():
         rank7 = "ppppppp1" if piece == "pawn" else "pppppppp"
-        ys = [searcher.td_output(Board(f"{rank8}/{rank7}/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 {move}"))
-              for move in (1, 30)]
-        out[piece] = [round(2 * net.cp_scale * float(np.arctanh(np.clip(y, -0.9999, 0.9999)))) for y in ys]
+        out[piece] = [searcher.evaluate(Board(f"{rank8}/{rank7}/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 {move}"))
+                      for move in (1, 30)]
     return out
 
 
@@ -334,8 +377,10 @@ def train(data_path: Path, out: Path, work: Path, config: TdConfig, log=print) -
         f"games; cp scale K = {cp_scale:.1f}; handwritten validation loss {hand_val:.4f}")
 
     x_target = np.tanh(arrays["x_hand"] / (2 * cp_scale)).astype(np.float32)
-    model = PhaseNets([Mlp.create(data.n_inputs, config.hidden, config.seed + i, scale=1.0)
-                       for i in range(config.nets)])
+    if config.base not in ("none", "handwritten"):
+        raise ValueError(f"unknown base {config.base!r} (none or handwritten)")
+    on_handwritten = config.base == "handwritten"
+    model = make_model(config.hidden, data.n_inputs, config.nets, config.seed, on_handwritten, cp_scale)
     optimiser = make_optimiser(config, model)
     work.mkdir(parents=True, exist_ok=True)
     checkpoint = work / "checkpoint.npz"
@@ -345,13 +390,17 @@ def train(data_path: Path, out: Path, work: Path, config: TdConfig, log=print) -
     if checkpoint.exists():
         step, history, _ = load_checkpoint(checkpoint, config, model, optimiser)
         log(f"resumed from {checkpoint} at step {step} of {total}")
-    elif config.init == "hand":
+    elif config.init == "hand" and not on_handwritten:       # a zero correction already is the handwritten one
         with tqdm(total=config.init_steps, desc="fit to handwritten", unit="step", disable=None) as bar:
             target = np.tanh(arrays["hand"][train_rows] / (2 * cp_scale)).astype(np.float32)
             pretrain(model, data, train_rows, target, x_target, config, rng, bar.update)
         history.append({"step": 0, "td_error": float("nan"),
                         "val": validation(model, data, val_rows, val_target)})
         log(f"after the fit to the handwritten evaluation: validation loss {history[-1]['val']:.4f}")
+    elif on_handwritten:
+        history.append({"step": 0, "td_error": float("nan"),
+                        "val": validation(model, data, val_rows, val_target)})
+        log(f"a zero correction: validation loss {history[-1]['val']:.4f}")
 
     started = time.time()
     errors: list[float] = []
@@ -381,7 +430,7 @@ def train(data_path: Path, out: Path, work: Path, config: TdConfig, log=print) -
                "train_games": int(len(train_games)), "train_positions": int(len(train_rows)),
                "feature_mean": [round(float(v), 4) for v in data.mean],
                "seconds": round(time.time() - started, 1)}
-    net = TdNet.from_training(model.nets, data.mean, data.std, config.squares, cp_scale, summary)
+    net = TdNet.from_training(model.nets, data.mean, data.std, config.squares, cp_scale, summary, on_handwritten)
     summary["material_check_cp"] = net.info["material_check_cp"] = material_check(net)
     log(f"a piece up at moves 1 and 30 (cp): {summary['material_check_cp']}")
     save_td(net, out)

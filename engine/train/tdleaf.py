@@ -40,7 +40,7 @@ from engine._core import Board, Searcher, replay_features
 from engine.data.td import LAYOUT, load, shuffled_texts, usable
 from engine.nets import TdNet, load_td, save_td
 from engine.train.td import Adam, Mlp
-from engine.train.td_run import (N_DENSE, Games, PhaseNets, load_checkpoint, material_check, net_inputs,
+from engine.train.td_run import (N_DENSE, Games, Model, OnHandwritten, PhaseNets, load_checkpoint, material_check, net_inputs,
                                  phase_weights, plot, save_checkpoint, td_update, validation, validation_set)
 
 ADJUDICATE_CP = 1000
@@ -65,13 +65,14 @@ class LeafBlock:
     """The leaves of a block of games, gathered row by row."""
 
     def __init__(self) -> None:
-        self.dense, self.active, self.stm, self.phase, self.fullmove, self.trusted = [], [], [], [], [], []
+        self.dense, self.active, self.stm, self.phase, self.fullmove, self.trusted, self.hand = \
+            [], [], [], [], [], [], []
         self.lengths: list[int] = []
         self.results: list[float] = []
 
     def add(self, row: tuple) -> None:
-        for store, value in zip((self.dense, self.active, self.stm, self.phase, self.fullmove, self.trusted),
-                                row):
+        for store, value in zip((self.dense, self.active, self.stm, self.phase, self.fullmove, self.trusted,
+                                 self.hand), row):
             store.append(value)
 
     def end_game(self, plies: int, result: float) -> None:
@@ -83,18 +84,18 @@ class LeafBlock:
 
 
 def leaf_row(searcher: Searcher, board: Board, depth: int, squares: str) -> tuple[tuple, dict | None]:
-    """The row of ``board``: (dense, active, stm, phase, fullmove, trusted) of
-    the leaf of its principal variation at ``depth``; and the search's result
+    """The row of ``board``: (dense, active, stm, phase, fullmove, trusted, hand)
+    of the leaf of its principal variation at ``depth``; and the search's result
     (None where the game is over: the row is then the position's own)."""
     found, pv = None, []
     if board.outcome() is None:
         searcher.clear_hash()       # each search on its own: a table hit would cut the variation short
         found = searcher.search(board, depth=depth)
         pv = found["line"]["pv"] if found["line"] else []
-    dense, active, stm, phase, _, quiet = replay_features(board.fen(), pv, squares)
+    dense, active, stm, phase, hand, quiet = replay_features(board.fen(), pv, squares)
     fullmove = board.fullmove + (len(pv) + (board.turn == "b")) // 2
     trusted = bool(quiet[-1]) and (found is None or found["mate"] is None)
-    return (dense[-1], active[-1], int(stm[-1]), int(phase[-1]), fullmove, trusted), found
+    return (dense[-1], active[-1], int(stm[-1]), int(phase[-1]), fullmove, trusted, float(hand[-1])), found
 
 
 def replay_game(searcher: Searcher, moves: list[str], depth: int, squares: str, block: LeafBlock) -> None:
@@ -177,19 +178,21 @@ class Trainer:
 
     def __init__(self, start: TdNet, data: Games, config: TdLeafConfig) -> None:
         self.start, self.data, self.config = start, data, config
-        self.model = PhaseNets(unfold(start, data.mean, data.std))
+        self.model: Model = PhaseNets(unfold(start, data.mean, data.std))
+        if start.on_handwritten:
+            self.model = OnHandwritten(self.model, start.cp_scale)
         self.optimiser = Adam(self.model.params(), config.lr)
         self.searcher = Searcher(hash_mb=1)
 
     def net(self, info: dict | None = None) -> TdNet:
         return TdNet.from_training(self.model.nets, self.data.mean, self.data.std, self.start.squares,
-                                   self.start.cp_scale, info or {})
+                                   self.start.cp_scale, info or {}, self.start.on_handwritten)
 
     def step(self, games: list, anchor: np.ndarray | None, anchor_target: np.ndarray | None) -> dict:
         """Search every position of ``games`` (master games' moves and results, or
         self-play openings) with the current net, then one TD(lambda) step on the leaves."""
         net = self.net()
-        self.searcher.set_td(net.squares, net.w1, net.b1, net.w2, net.b2, net.cp_scale)
+        net.install(self.searcher)
         block, squares, depth = LeafBlock(), net.squares, self.config.depth
         for game in games:
             before = len(block)
@@ -205,7 +208,8 @@ class Trainer:
         stm = np.array(block.stm)
         x = net_inputs(np.array(block.dense), np.array(block.active), self.data.mean, self.data.std,
                        self.data.n_inputs)
-        batch = (x, phase_weights(np.array(block.phase), np.array(block.fullmove), len(self.model.nets)))
+        batch = (x, phase_weights(np.array(block.phase), np.array(block.fullmove), len(self.model.nets)),
+                 np.array(block.hand, np.float32))
         trusted = np.array(block.trusted)
         anchor_batch = None if anchor is None else self.data.inputs(anchor, variants=True)
         error = td_update(self.model, self.optimiser, batch, np.where(stm == 0, 1.0, -1.0).astype(np.float32),
