@@ -167,12 +167,26 @@ def suite(epd: str, movetime: float, limit: int | None, engine_spec: str) -> Non
 @click.option("--ponder", is_flag=True, help="Both engines think on the opponent's time.")
 @click.option("--depth", type=click.IntRange(1, 64), default=None,
               help="Fixed depth per move instead of a clock (e.g. the TD thesis's 2 plies).")
+@click.option("--sprt", nargs=2, type=float, default=None, metavar="ELO0 ELO1",
+              help="Stop once the SPRT of H0: ELO0 against H1: ELO1 decides (pentanomial, on the "
+                   "openings played with both colours; --games is then the most played).")
+@click.option("--sprt-model", type=click.Choice(["normalized", "logistic"]), default="normalized",
+              show_default=True, help="Bounds in normalised Elo (fishtest's default) or logistic Elo.")
+@click.option("--alpha", type=float, default=0.05, show_default=True, help="SPRT: false positive rate.")
+@click.option("--beta", type=float, default=0.05, show_default=True, help="SPRT: false negative rate.")
 def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | None, seed: int,
-          concurrency: int, adjudicate: bool, pgn: str | None, ponder: bool, depth: int | None) -> None:
+          concurrency: int, adjudicate: bool, pgn: str | None, ponder: bool, depth: int | None,
+          sprt: tuple[float, float] | None, sprt_model: str, alpha: float, beta: float) -> None:
     """Play ENGINE_A against ENGINE_B, e.g. nmm stockfish:UCI_LimitStrength=true,UCI_Elo=2000."""
     from engine.perft import data_dir
     from engine.tools.engines import parse_spec
     from engine.tools.match import load_openings, report, run_match
+    from engine.tools.sprt import Sprt, pentanomial
+
+    try:
+        test = Sprt(sprt[0], sprt[1], alpha, beta, sprt_model) if sprt else None
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--sprt") from None
 
     a, b = parse_spec(engine_a), parse_spec(engine_b)
     base, _, inc = tc.partition("+")
@@ -187,9 +201,11 @@ def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | Non
         if pgn_file:
             pgn_file.write(game.pgn + "\n\n")
             pgn_file.flush()
+    def decided(summary) -> bool:
+        return test is not None and test.verdict(pentanomial(summary.pairs()))[1] is not None
     summary = run_match(a, b, boards, float(base), float(inc or 0), concurrency, adjudicate, on_game,
-                        ponder, depth)
-    click.echo(report(a, b, float(base), float(inc or 0), summary, adjudicate, depth))
+                        ponder, depth, stop=decided)
+    click.echo(report(a, b, float(base), float(inc or 0), summary, adjudicate, depth, test))
 
 
 @main.command()

@@ -29,6 +29,7 @@ import chess.engine
 import chess.pgn
 
 from engine.tools.engines import EngineSpec
+from engine.tools.sprt import Sprt, los, normalized_elo, pentanomial
 
 MAX_PLIES = 600
 HANG_GUARD = 10.0       # seconds past the whole clock before an engine counts as hung
@@ -65,6 +66,13 @@ class MatchSummary:
 
     def flags(self, kind: str, side: str) -> int:
         return sum(1 for g in self.games if getattr(g, f"{kind}_by") == side)
+
+    def pairs(self) -> list[tuple[float, float]]:
+        """A's scores in the openings played with both colours."""
+        by_opening: dict[int, list[float]] = {}
+        for g in self.games:
+            by_opening.setdefault(g.opening, []).append(g.a_score)
+        return [(s[0], s[1]) for s in by_opening.values() if len(s) == 2]
 
     def elo(self) -> tuple[float, float, float]:
         """(score fraction, Elo difference, 95% error bar) for engine A."""
@@ -229,8 +237,10 @@ def play_game(engines: dict[str, chess.engine.SimpleEngine], start: chess.Board,
 def run_match(a: EngineSpec, b: EngineSpec, openings: list[chess.Board], base: float, inc: float,
               concurrency: int = 1, adjudicate: bool = True,
               on_game: Callable[[GameResult, MatchSummary], None] | None = None,
-              ponder: bool = False, depth: int | None = None) -> MatchSummary:
-    """Every opening twice (A white, then A black), on ``concurrency`` threads."""
+              ponder: bool = False, depth: int | None = None,
+              stop: Callable[[MatchSummary], bool] | None = None) -> MatchSummary:
+    """Every opening twice (A white, then A black), on ``concurrency`` threads;
+    no new game once ``stop(summary)`` says so (games under way are finished)."""
     tasks: queue.Queue = queue.Queue()
     for i in range(len(openings)):
         tasks.put((i, True))
@@ -244,6 +254,9 @@ def run_match(a: EngineSpec, b: EngineSpec, openings: list[chess.Board], base: f
         try:
             while True:
                 try:
+                    with lock:
+                        if stop is not None and stop(summary):
+                            return
                     i, a_white = tasks.get_nowait()
                 except queue.Empty:
                     return
@@ -270,17 +283,23 @@ def run_match(a: EngineSpec, b: EngineSpec, openings: list[chess.Board], base: f
 
 
 def report(a: EngineSpec, b: EngineSpec, base: float, inc: float, summary: MatchSummary,
-           adjudicate: bool, depth: int | None = None) -> str:
+           adjudicate: bool, depth: int | None = None, sprt: Sprt | None = None) -> str:
     wins, draws, losses = summary.count(1.0), summary.count(0.5), summary.count(0.0)
     p, elo, err = summary.elo()
     n = len(summary.games)
+    five = pentanomial(summary.pairs())
+    paired = (f"pentanomial {five} ({sum(five)} pairs), normalised Elo {normalized_elo(five)[0]:+.0f}"
+              f" ± {normalized_elo(five)[1]:.0f}" if sum(five) else "no complete pairs")
     lines = [
         f"{a.label} vs {b.label}, {n} games at {f'depth {depth}' if depth else f'{base:g}+{inc:g}'}"
         f"{', adjudication on' if adjudicate else ', no adjudication'}:",
         f"  +{wins} ={draws} -{losses}, score {p * 100:.1f}%, Elo {elo:+.0f} ± {err:.0f} (95%)",
+        f"  draws {draws / max(n, 1):.0%}, LOS {los(wins, losses):.1%}; {paired}",
         f"  time forfeits: {a.name} {summary.flags('forfeit', 'a')}, {b.name} {summary.flags('forfeit', 'b')}; "
         f"illegal moves: {summary.flags('illegal', 'a')} / {summary.flags('illegal', 'b')}; "
         f"crashes: {summary.flags('crash', 'a')} / {summary.flags('crash', 'b')}; "
         f"hangs: {summary.flags('hang', 'a')} / {summary.flags('hang', 'b')}",
     ]
+    if sprt is not None:
+        lines.append("  " + sprt.describe(five))
     return "\n".join(lines)

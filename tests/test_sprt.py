@@ -1,0 +1,122 @@
+"""The SPRT's arithmetic against maxima found by brute force, and the match
+statistics beside it."""
+import math
+
+import pytest
+
+from engine.tools import sprt
+
+
+def brute_force_mle(freqs, constraint) -> list[float]:
+    """The most likely (loss, draw, win) distribution meeting ``constraint``
+    (p_draw -> (p_loss, p_win) or None), by a fine search over p_draw."""
+    def loglik(p_draw):
+        found = constraint(p_draw)
+        if found is None:
+            return -math.inf, None
+        probs = [found[0], p_draw, found[1]]
+        if min(probs) <= 0:
+            return -math.inf, None
+        return sum(f * math.log(p) for f, p in zip(freqs, probs)), probs
+    lo, hi = 1e-9, 1 - 1e-9
+    best = max((loglik(lo + (hi - lo) * i / 200) for i in range(201)), key=lambda r: r[0])
+    step = 1 / 200
+    centre = best[1][1]
+    for _ in range(4):                   # then golden-section searches, each closer, around it
+        a, b = max(lo, centre - step), min(hi, centre + step)
+        for _ in range(60):
+            c, d = a + 0.382 * (b - a), a + 0.618 * (b - a)
+            if loglik(c)[0] > loglik(d)[0]:
+                b = d
+            else:
+                a = c
+        centre, step = (a + b) / 2, step / 10
+    return loglik(centre)[1]
+
+
+def with_mean(s):
+    def constraint(p_draw):
+        p_win = s - p_draw / 2
+        return 1 - p_draw - p_win, p_win
+    return constraint
+
+
+def with_t(t):
+    def constraint(p_draw):
+        def excess(p_win):
+            mu = p_win + p_draw / 2
+            var = p_win + p_draw / 4 - mu * mu
+            return mu - 0.5 - t * math.sqrt(max(var, 0))
+        lo, hi = 0.0, 1 - p_draw
+        if excess(lo) > 0 or excess(hi) < 0:
+            return None
+        for _ in range(64):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if excess(mid) < 0 else (lo, mid)
+        p_win = (lo + hi) / 2
+        return 1 - p_draw - p_win, p_win
+    return constraint
+
+
+@pytest.mark.parametrize("counts", [[120, 250, 150], [300, 200, 100], [80, 500, 95]])
+@pytest.mark.parametrize("model,elo0,elo1", [("logistic", 0, 10), ("logistic", -5, 5), ("normalized", 0, 10),
+                                             ("normalized", -3, 4)])
+def test_llr_equals_the_brute_force_maximum(counts, model, elo0, elo1):
+    n = sum(counts)
+    freqs = [c / n for c in counts]
+    if model == "logistic":
+        p0, p1 = (brute_force_mle(freqs, with_mean(sprt.score_of_elo(e))) for e in (elo0, elo1))
+    else:
+        p0, p1 = (brute_force_mle(freqs, with_t(e / sprt.NELO_PER_T)) for e in (elo0, elo1))
+    expected = n * sum(f * (math.log(b) - math.log(a)) for f, a, b in zip(freqs, p0, p1))
+    assert sprt.llr(counts, elo0, elo1, model) == pytest.approx(expected, abs=1e-6)
+
+
+def test_pentanomial_llr_agrees_with_the_brownian_approximation():
+    # Van den Bergh's approximation for the normalised statistic: N/2 log((1+(t-t0)^2)/(1+(t-t1)^2))
+    for counts in ([10, 40, 100, 40, 10], [5, 30, 100, 50, 15], [40, 300, 900, 320, 45]):
+        n, values, freqs = sprt.distribution(counts)
+        mu, var = sprt.mean_var(values, freqs)
+        t = (mu - 0.5) / math.sqrt(var)
+        t1 = 5 / sprt.NELO_PER_T * math.sqrt(2)
+        approx = n / 2 * math.log((1 + t * t) / (1 + (t - t1) ** 2))
+        assert sprt.llr(counts, 0, 5) == pytest.approx(approx, rel=0.05, abs=0.01)
+
+
+def test_the_llr_grows_with_evidence_and_points_the_right_way():
+    better, worse = [2, 20, 50, 28, 8], [8, 28, 50, 20, 2]
+    assert sprt.llr(better, 0, 5) > 0 > sprt.llr(worse, 0, 5)
+    assert sprt.llr([c * 10 for c in better], 0, 5) > 5 * sprt.llr(better, 0, 5)
+    lower, upper = sprt.bounds(0.05, 0.05)
+    assert lower == pytest.approx(-math.log(19)) and upper == pytest.approx(math.log(19))
+
+
+def test_pentanomial_counts_los_and_normalised_elo():
+    assert sprt.pentanomial([(1, 0), (0.5, 0.5), (1, 1), (0, 0.5), (1, 0.5)]) == [0, 1, 2, 1, 1]
+    assert sprt.los(10, 10) == 0.5 and sprt.los(30, 10) > 0.99 and sprt.los(10, 30) < 0.01
+    assert sprt.los(12, 7) + sprt.los(7, 12) == pytest.approx(1)
+    nelo, err = sprt.normalized_elo([10, 40, 100, 40, 10])
+    assert nelo == pytest.approx(0) and err > 0
+    with pytest.raises(ValueError):
+        sprt.llr([1, 2, 3, 4], 0, 5)
+
+
+def test_a_match_stops_when_told_and_reports_pairs_and_the_sprt():
+    import chess
+
+    from engine.tools.engines import parse_spec
+    from engine.tools.match import report, run_match
+    openings = []
+    for moves in (["e2e4", "e7e5"], ["d2d4", "d7d5"], ["c2c4", "e7e5"], ["g1f3", "d7d5"]):
+        board = chess.Board()
+        for m in moves:
+            board.push_uci(m)
+        openings.append(board)
+    nmm = parse_spec("nmm")
+    summary = run_match(nmm, nmm, openings, 0, 0, depth=1, stop=lambda s: len(s.games) >= 4)
+    assert len(summary.games) == 4 and len(summary.pairs()) == 2
+    test = sprt.Sprt(0, 5)
+    text = report(nmm, nmm, 0, 0, summary, True, depth=1, sprt=test)
+    assert "(2 pairs)" in text and "SPRT [0, 5] nElo" in text and "undecided" in text
+    with pytest.raises(ValueError):
+        sprt.Sprt(5, 0)
