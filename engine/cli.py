@@ -209,6 +209,46 @@ def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | Non
 
 
 @main.command()
+@click.argument("engines", nargs=-1, required=True)
+@click.option("--gauntlet", is_flag=True, help="The first engine against each other (default: round robin).")
+@click.option("--games", type=int, default=20, show_default=True, help="Games per pairing (each opening twice).")
+@click.option("--tc", default="10+0.1", show_default=True, help="Seconds + increment per move.")
+@click.option("--depth", type=click.IntRange(1, 64), default=None, help="Fixed depth per move instead of a clock.")
+@click.option("--openings", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="PGN or EPD openings (default: 8moves_v3.pgn in the data folder).")
+@click.option("--seed", type=int, default=1, show_default=True, help="Which openings are drawn.")
+@click.option("--concurrency", type=int, default=1, show_default=True)
+@click.option("--out", type=click.Path(file_okay=False), default="var/tournament", show_default=True,
+              help="pairs.json (a rerun resumes from it), crosstable.csv, standings.csv/.txt/.png.")
+def tournament(engines: tuple[str, ...], gauntlet: bool, games: int, tc: str, depth: int | None,
+               openings: str | None, seed: int, concurrency: int, out: str) -> None:
+    """A round robin (or gauntlet) of ENGINES, e.g. nmm nmm:Eval=td gnuchess."""
+    from engine.perft import data_dir
+    from engine.tools import tournament as t
+    from engine.tools.engines import parse_spec
+    from engine.tools.match import load_openings
+
+    specs = {}
+    for text in engines:
+        spec = parse_spec(text)
+        name = spec.label if spec.label not in specs else f"{spec.label}#{len(specs) + 1}"
+        specs[name] = spec
+    if len(specs) < 2:
+        raise click.BadParameter("a tournament needs two engines or more", param_hint="ENGINES")
+    names = list(specs)
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    base, _, inc = tc.partition("+")
+    path = Path(openings) if openings else data_dir() / "openings" / "8moves_v3.pgn"
+    boards = load_openings(path, (games + 1) // 2, seed)
+    pairs = t.play(specs, t.schedule(names, gauntlet), boards, float(base), float(inc or 0), concurrency, depth,
+                   folder / "pairs.json", click.echo)
+    setting = f"depth {depth}" if depth else f"{tc}"
+    click.echo(t.write_reports(folder, pairs, names,
+                               f"{'Gauntlet' if gauntlet else 'Round robin'}, {games} games a pairing, {setting}"))
+
+
+@main.command()
 @click.option("--trials", type=int, default=20, show_default=True)
 def latency(trials: int) -> None:
     """How fast the engine answers uci, isready, stop and quit (mid-search)."""

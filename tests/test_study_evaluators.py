@@ -5,17 +5,23 @@ import pytest
 
 from engine.nets import save_td
 from engine.study import evaluators
+from engine.tools import tournament
 from tests.test_td_eval import random_net
 
 
 def test_standings_and_crosstable():
-    pairs = {"a-b": [1, 1, 0.5, 0], "a-h": [1, 1, 1, 1], "b-h": [0.5, 0.5, 0.5, 0.5]}
-    table = {s.name: s for s in evaluators.standings(pairs, ["a", "b", "h"])}
+    pairs = {"a vs b": [1, 1, 0.5, 0], "a vs h": [1, 1, 1, 1], "b vs h": [0.5, 0.5, 0.5, 0.5]}
+    table = {s.name: s for s in tournament.standings(pairs, ["a", "b", "h"])}
     assert table["a"].points == 6.5 and table["a"].games == 8
     assert table["h"].points == 2 and table["h"].elo < 0 < table["a"].elo
-    cross = evaluators.crosstable(pairs, ["a", "b", "h"])
+    cross = tournament.crosstable(pairs, ["a", "b", "h"])
     assert cross[1] == ["a", "x", "2.5-1.5", "4-0"]
     assert cross[3] == ["h", "0-4", "2-2", "x"]
+
+
+def test_a_store_of_the_first_format_is_read(tmp_path):
+    (tmp_path / "pairs.json").write_text(json.dumps({"d-g": [1.0, 0.5]}))
+    assert tournament.load_pairs(tmp_path / "pairs.json") == {"d vs g": [1.0, 0.5]}
 
 
 def test_small_round_robin_resumes(tmp_path):
@@ -28,14 +34,14 @@ def test_small_round_robin_resumes(tmp_path):
     out = tmp_path / "report"
     text = evaluators.run(nets, out, ["d", "g", "h"], 2, openings, 1, 1, "10+0.1", 1, log=lambda *a: None)
     pairs = json.loads((out / "pairs.json").read_text())
-    assert sorted(pairs) == ["d-g", "d-h", "g-h"] and all(len(g) == 2 for g in pairs.values())
+    assert sorted(pairs) == ["d vs g", "d vs h", "g vs h"] and all(len(g) == 2 for g in pairs.values())
     assert "depth 1" in text and (out / "standings.png").stat().st_size > 1000
     assert (out / "crosstable.csv").read_text().splitlines()[0] == ",d,g,h"
     # A finished pair is not played again.
-    pairs["d-g"] = [1.0, 1.0]
+    pairs["d vs g"] = [1.0, 1.0]
     (out / "pairs.json").write_text(json.dumps(pairs))
     evaluators.run(nets, out, ["d", "g", "h"], 2, openings, 1, 1, "10+0.1", 1, log=lambda *a: None)
-    assert json.loads((out / "pairs.json").read_text())["d-g"] == [1.0, 1.0]
+    assert json.loads((out / "pairs.json").read_text())["d vs g"] == [1.0, 1.0]
 
 
 def test_missing_nets_are_named(tmp_path):

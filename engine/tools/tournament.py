@@ -1,0 +1,154 @@
+"""``nmm-chess tournament``: a round robin or a gauntlet of engines.
+
+Every pairing plays the same openings with both colours (the match runner
+of engine/tools/match.py). Each pairing's scores are kept in
+``<out>/pairs.json`` as soon as it finishes, so an interrupted tournament
+resumes at the first pairing not played. The crosstable and each player's
+Elo against the field (95% error bar) are written as CSV, text and PNG.
+
+>>> schedule(["a", "b", "c"]), schedule(["a", "b", "c"], gauntlet=True)
+([('a', 'b'), ('a', 'c'), ('b', 'c')], [('a', 'b'), ('a', 'c')])
+>>> [(s.name, s.points) for s in standings({"a vs b": [1, 0.5], "a vs c": [1, 1]}, ["a", "b", "c"])]
+[('a', 3.5), ('b', 0.5), ('c', 0.0)]
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import chess
+
+from engine.tools.engines import EngineSpec
+from engine.tools.match import elo_of, run_match
+
+SEPARATOR = " vs "
+
+
+def schedule(names: list[str], gauntlet: bool = False) -> list[tuple[str, str]]:
+    """Every pair (round robin), or the first player against each other (gauntlet)."""
+    if gauntlet:
+        return [(names[0], other) for other in names[1:]]
+    return list(itertools.combinations(names, 2))
+
+
+@dataclass
+class Standing:
+    name: str
+    points: float
+    games: int
+    elo: float
+    error: float
+
+
+def scores_of(pairs: dict[str, list[float]], name: str) -> list[float]:
+    """``name``'s score in every game it played."""
+    out: list[float] = []
+    for key, games in pairs.items():
+        a, b = key.split(SEPARATOR)
+        if name == a:
+            out += games
+        elif name == b:
+            out += [1 - s for s in games]
+    return out
+
+
+def standings(pairs: dict[str, list[float]], names: list[str]) -> list[Standing]:
+    """Each player's score against the field, as Elo with a 95% error bar; best first."""
+    out = []
+    for name in names:
+        scores = scores_of(pairs, name)
+        n = len(scores)
+        if n == 0:
+            continue
+        p = sum(scores) / n
+        se = math.sqrt(sum((s - p) ** 2 for s in scores) / n / n)
+        lo, hi = max(p - 1.96 * se, 0.001), min(p + 1.96 * se, 0.999)
+        out.append(Standing(name, float(sum(scores)), n, elo_of(p), (elo_of(hi) - elo_of(lo)) / 2))
+    return sorted(out, key=lambda s: -s.points)
+
+
+def crosstable(pairs: dict[str, list[float]], names: list[str]) -> list[list[str]]:
+    """Rows of "points-points" from each row player's side ("x" on the diagonal)."""
+    rows = [[""] + names]
+    for a in names:
+        row = [a]
+        for b in names:
+            if a == b:
+                row.append("x")
+            elif f"{a}{SEPARATOR}{b}" in pairs:
+                g = pairs[f"{a}{SEPARATOR}{b}"]
+                row.append(f"{sum(g):g}-{len(g) - sum(g):g}")
+            elif f"{b}{SEPARATOR}{a}" in pairs:
+                g = pairs[f"{b}{SEPARATOR}{a}"]
+                row.append(f"{len(g) - sum(g):g}-{sum(g):g}")
+            else:
+                row.append("")
+        rows.append(row)
+    return rows
+
+
+def load_pairs(store: Path) -> dict[str, list[float]]:
+    """The pairings played so far (older files keyed "a-b" are read too)."""
+    if not store.exists():
+        return {}
+    pairs = json.loads(store.read_text())
+    return {(k if SEPARATOR in k else k.replace("-", SEPARATOR, 1)): v for k, v in pairs.items()}
+
+
+def play(specs: dict[str, EngineSpec], pairings: list[tuple[str, str]], openings: list[chess.Board],
+         base: float, inc: float, concurrency: int, depth: int | None, store: Path,
+         log: Callable[[str], None] = print) -> dict[str, list[float]]:
+    """Play the pairings not yet in ``store``, saving each as it finishes."""
+    pairs = load_pairs(store)
+    for a, b in pairings:
+        key = f"{a}{SEPARATOR}{b}"
+        if key in pairs:
+            continue
+        summary = run_match(specs[a], specs[b], openings, base, inc, concurrency, True, depth=depth)
+        pairs[key] = [g.a_score for g in summary.games]
+        tmp = store.with_suffix(".tmp")
+        tmp.write_text(json.dumps(pairs))
+        tmp.replace(store)                  # atomic: a kill never leaves half a file
+        log(f"{a} vs {b}: {sum(pairs[key]):g}-{len(pairs[key]) - sum(pairs[key]):g}")
+    return pairs
+
+
+def write_reports(out: Path, pairs: dict[str, list[float]], names: list[str], title: str,
+                  about: dict[str, str] | None = None, reference: dict[str, str] | None = None) -> str:
+    """crosstable.csv, standings.csv / .txt / .png in ``out``; returns the text.
+    ``about``: a description of each player; ``reference``: a column to show
+    beside the results (a published figure, say), its header first under key ""."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    about, reference = about or {}, reference or {}
+    table = standings(pairs, names)
+    cross = crosstable(pairs, names)
+    ref_name = reference.get("", "")
+    (out / "crosstable.csv").write_text("\n".join(",".join(r) for r in cross) + "\n")
+    (out / "standings.csv").write_text(
+        "player,what,points,games,elo,error95" + (f",{ref_name}" if ref_name else "") + "\n" + "".join(
+            f"{s.name},{about.get(s.name, '')},{s.points:g},{s.games},{s.elo:.0f},{s.error:.0f}"
+            + (f",{reference.get(s.name, '')}" if ref_name else "") + "\n" for s in table))
+    width = max(len(c) for r in cross for c in r) + 1
+    what = max([len(v) for v in about.values()] + [4])
+    lines = [title, ""] + ["".join(c.rjust(width) for c in r) for r in cross]
+    lines += ["", f"{'rank':>4} {'player':{width}} {'what':{what}} {'points':>10} {'Elo ± 95%':>12}   {ref_name}"]
+    for rank, s in enumerate(table, 1):
+        lines.append(f"{rank:>4} {s.name:{width}} {about.get(s.name, ''):{what}} {s.points:>5g}/{s.games:<4} "
+                     f"{s.elo:+5.0f} ± {s.error:<4.0f}   {reference.get(s.name, '')}")
+    text = "\n".join(lines) + "\n"
+    (out / "standings.txt").write_text(text)
+    fig, ax = plt.subplots(figsize=(max(7, len(table)), 4))
+    ax.bar([s.name for s in table], [s.elo for s in table], yerr=[s.error for s in table], capsize=4)
+    ax.axhline(0, color="grey", lw=0.8)
+    ax.set(ylabel="Elo against the field (95%)", title=title)
+    ax.tick_params(axis="x", labelrotation=20)
+    fig.tight_layout()
+    fig.savefig(out / "standings.png", dpi=110)
+    plt.close(fig)
+    return text

@@ -1,0 +1,31 @@
+"""nmm-chess tournament: a gauntlet through the command line, its files, and its resume."""
+import json
+
+from click.testing import CliRunner
+
+from engine.cli import main
+
+
+def test_a_gauntlet_writes_its_tables_and_resumes(tmp_path):
+    openings = tmp_path / "openings.epd"
+    openings.write_text("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -\n")
+    out = tmp_path / "t"
+    args = ["tournament", "nmm", "nmm:Eval=td", "nmm:NullMove=false", "--gauntlet", "--games", "2",
+            "--depth", "1", "--openings", str(openings), "--out", str(out)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    pairs = json.loads((out / "pairs.json").read_text())
+    assert sorted(pairs) == ["nmm vs nmm(Eval=td)", "nmm vs nmm(NullMove=false)"]
+    assert all(len(scores) == 2 for scores in pairs.values())
+    assert (out / "crosstable.csv").read_text().splitlines()[0] == ",nmm,nmm(Eval=td),nmm(NullMove=false)"
+    assert "Gauntlet, 2 games a pairing, depth 1" in (out / "standings.txt").read_text()
+    assert (out / "standings.png").stat().st_size > 1000
+    pairs["nmm vs nmm(Eval=td)"] = [1.0, 1.0]                   # a finished pairing is not played again
+    (out / "pairs.json").write_text(json.dumps(pairs))
+    assert CliRunner().invoke(main, args).exit_code == 0
+    assert json.loads((out / "pairs.json").read_text())["nmm vs nmm(Eval=td)"] == [1.0, 1.0]
+
+
+def test_one_engine_is_no_tournament(tmp_path):
+    result = CliRunner().invoke(main, ["tournament", "nmm", "--out", str(tmp_path)])
+    assert result.exit_code != 0 and "two engines" in result.output
