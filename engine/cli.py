@@ -249,6 +249,56 @@ def tournament(engines: tuple[str, ...], gauntlet: bool, games: int, tc: str, de
 
 
 @main.command()
+@click.argument("ranges", nargs=-1, required=True)
+@click.option("--engine", "engine_spec", default="nmm", show_default=True, help="The engine swept (a spec).")
+@click.option("--measure", type=click.Choice(["nodes", "match"]), default="nodes", show_default=True,
+              help="nodes: to a fixed depth over a position set; match: Elo against --against.")
+@click.option("--depth", type=click.IntRange(1, 64), default=None,
+              help="nodes: the depth (default 8); match: a fixed depth per move instead of --tc.")
+@click.option("--positions", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="nodes: EPD/FEN lines (default: the bench positions).")
+@click.option("--against", default="nmm", show_default=True, help="match: the opponent (a spec).")
+@click.option("--games", type=int, default=100, show_default=True, help="match: games per point.")
+@click.option("--tc", default="10+0.1", show_default=True)
+@click.option("--openings", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="match: PGN or EPD openings (default: 8moves_v3.pgn in the data folder).")
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--concurrency", type=int, default=1, show_default=True)
+@click.option("--out", type=click.Path(file_okay=False), default="var/sweep", show_default=True,
+              help="points.json (a rerun resumes from it), sweep.csv, sweep.png.")
+def sweep(ranges: tuple[str, ...], engine_spec: str, measure: str, depth: int | None, positions: str | None,
+          against: str, games: int, tc: str, openings: str | None, seed: int, concurrency: int,
+          out: str) -> None:
+    """Measure a figure over a grid of option values, e.g. 'HistoryWeight=1000..100000 log 5'."""
+    from engine.bench import POSITIONS
+    from engine.perft import data_dir
+    from engine.tools import sweep as sw
+    from engine.tools.engines import parse_spec
+    from engine.tools.match import load_openings
+
+    try:
+        points = sw.grid(list(ranges))
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="RANGES") from None
+    spec = parse_spec(engine_spec)
+    if measure == "nodes":
+        fens = ([" ".join(line.split()[:4]) + " 0 1" if len(line.split()) < 6 or ";" in line else line.strip()
+                 for line in Path(positions).read_text().splitlines() if line.strip()] if positions else POSITIONS)
+        figure, measure_point = "nodes", lambda p: sw.nodes_to_depth(spec, p, fens, depth or 8)
+    else:
+        base, _, inc = tc.partition("+")
+        boards = load_openings(Path(openings) if openings else data_dir() / "openings" / "8moves_v3.pgn",
+                               (games + 1) // 2, seed)
+        opponent = parse_spec(against)
+        figure = "elo"
+
+        def measure_point(p):
+            return sw.match_against(spec, p, opponent, boards, float(base), float(inc or 0), concurrency, depth)
+    done = sw.run(points, measure_point, Path(out), click.echo)
+    click.echo(sw.write_reports(Path(out), points, done, figure))
+
+
+@main.command()
 @click.option("--trials", type=int, default=20, show_default=True)
 def latency(trials: int) -> None:
     """How fast the engine answers uci, isready, stop and quit (mid-search)."""
