@@ -174,9 +174,13 @@ def suite(epd: str, movetime: float, limit: int | None, engine_spec: str) -> Non
               show_default=True, help="Bounds in normalised Elo (fishtest's default) or logistic Elo.")
 @click.option("--alpha", type=float, default=0.05, show_default=True, help="SPRT: false positive rate.")
 @click.option("--beta", type=float, default=0.05, show_default=True, help="SPRT: false negative rate.")
+@click.option("--runner", type=click.Choice(["builtin", "cutechess", "fastchess"]), default="builtin",
+              show_default=True, help="Who plays the games: this package's runner, or cutechess-cli / fastchess "
+                                      "(on PATH or in ~/.local/bin) given the same openings; their PGN is read "
+                                      "back. With them --sprt is judged on the whole match.")
 def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | None, seed: int,
           concurrency: int, adjudicate: bool, pgn: str | None, ponder: bool, depth: int | None,
-          sprt: tuple[float, float] | None, sprt_model: str, alpha: float, beta: float) -> None:
+          sprt: tuple[float, float] | None, sprt_model: str, alpha: float, beta: float, runner: str) -> None:
     """Play ENGINE_A against ENGINE_B, e.g. nmm stockfish:UCI_LimitStrength=true,UCI_Elo=2000."""
     from engine.perft import data_dir
     from engine.tools.engines import parse_spec
@@ -203,8 +207,20 @@ def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | Non
             pgn_file.flush()
     def decided(summary) -> bool:
         return test is not None and test.verdict(pentanomial(summary.pairs()))[1] is not None
-    summary = run_match(a, b, boards, float(base), float(inc or 0), concurrency, adjudicate, on_game,
-                        ponder, depth, stop=decided)
+    if runner == "builtin":
+        summary = run_match(a, b, boards, float(base), float(inc or 0), concurrency, adjudicate, on_game,
+                            ponder, depth, stop=decided)
+    else:
+        from engine.tools.runners import find, run_external
+        if find(runner) is None:
+            raise click.ClickException(f"{runner} is not on PATH nor in ~/.local/bin "
+                                       "(../shared/tools/build-match-tools.sh builds it)")
+        import tempfile
+        with tempfile.TemporaryDirectory() as work:
+            summary = run_external(runner, a, b, boards, float(base), float(inc or 0), concurrency, adjudicate,
+                                   depth, Path(work), log=click.echo)
+        for i, game in enumerate(summary.games):
+            on_game(game, type(summary)(summary.games[:i + 1]))
     click.echo(report(a, b, float(base), float(inc or 0), summary, adjudicate, depth, test))
 
 

@@ -1,0 +1,57 @@
+"""cutechess-cli and fastchess as runners: their command lines, their PGN read
+back, and (where the tools are installed) a short real match through each."""
+from pathlib import Path
+
+import chess
+import pytest
+
+from engine.tools import runners
+from engine.tools.engines import EngineSpec, parse_spec
+
+OPENING = chess.Board("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2")
+
+PGN = f"""[White "nmm"]
+[Black "other"]
+[Result "1-0"]
+[FEN "{OPENING.fen()}"]
+[SetUp "1"]
+[Termination "adjudication"]
+
+1. Nf3 Nc6 1-0
+
+[White "other"]
+[Black "nmm"]
+[Result "1-0"]
+[FEN "{OPENING.fen()}"]
+[SetUp "1"]
+[Termination "time forfeit"]
+
+1. Nf3 Nc6 2. Bb5 1-0
+"""
+
+
+def test_games_are_read_back_with_colours_openings_and_flags():
+    summary = runners.read_games(PGN, EngineSpec("nmm", ["x"]), [chess.Board(), OPENING])
+    first, second = summary.games
+    assert first.a_white and first.a_score == 1.0 and first.opening == 1 and first.forfeit_by is None
+    assert not second.a_white and second.a_score == 0.0 and second.forfeit_by == "a" and second.plies == 3
+    assert summary.pairs() == [(1.0, 0.0)]
+
+
+def test_cutechess_passes_arguments_one_by_one():
+    cmd = runners.command("cutechess", parse_spec("nmm:Eval=td"), parse_spec("nmm"), Path("o.epd"), 2, 0, 0, 3,
+                          1, Path("g.pgn"), False)
+    assert cmd[0] == "cutechess-cli" and "arg=" + parse_spec("nmm").command[1] in cmd
+    assert "option.Eval=td" in cmd and ["tc=inf", "depth=3"] == cmd[cmd.index("proto=uci") + 1:][:2]
+    assert cmd[cmd.index("-pgnout") + 1] == "g.pgn" and "-resign" not in cmd
+
+
+@pytest.mark.parametrize("tool", ["cutechess", "fastchess"])
+def test_a_short_match_through_the_tool(tool, tmp_path):
+    if runners.find(tool) is None:
+        pytest.skip(f"{runners.BINARIES[tool]} is not installed (../shared/tools/build-match-tools.sh builds it)")
+    nmm = parse_spec("nmm")
+    summary = runners.run_external(tool, nmm, parse_spec("nmm:Eval=td"), [chess.Board(), OPENING], 0, 0, 1, True,
+                                   1, tmp_path, log=lambda *a: None)
+    assert len(summary.games) == 4 and len(summary.pairs()) == 2
+    assert all(g.forfeit_by is None and g.illegal_by is None and g.crash_by is None for g in summary.games)
