@@ -395,6 +395,31 @@ def data_td(data_path: str | None, out: str, games: int, val_games: int, seed: i
     click.echo(json.dumps(summary, indent=2))
 
 
+@data.command("label")
+@click.argument("positions", type=click.Path(exists=True, dir_okay=False))
+@click.option("--out", type=click.Path(dir_okay=False), default="var/labels.csv", show_default=True,
+              help="CSV: fen, bestmove, score_cp, depth, nodes; finished batches wait in <out>.work.")
+@click.option("--depth", type=click.IntRange(1, 64), default=None, help="Search depth (or --nodes).")
+@click.option("--nodes", type=click.IntRange(1), default=None, help="Nodes per position (or --depth).")
+@click.option("--eval", "evaluation", type=click.Choice(["handwritten", "td"]), default="handwritten",
+              show_default=True)
+@click.option("--every", type=int, default=1, show_default=True, help="PGN input: every N-th position.")
+@click.option("--limit", type=int, default=None, help="At most this many positions.")
+@click.option("--batch", type=int, default=256, show_default=True, help="Positions per unit of work.")
+@click.option("--workers", "-j", type=int, default=2, show_default=True, help="Local processes.")
+@click.option("--cluster", default=None, metavar="ADDRESS",
+              help="Run the batches on a Ray cluster (e.g. ray://head:10001; 'local' starts one here).")
+def data_label(positions: str, out: str, depth: int | None, nodes: int | None, evaluation: str, every: int,
+               limit: int | None, batch: int, workers: int, cluster: str | None) -> None:
+    """Label POSITIONS (EPD/FEN lines, or a PGN's games) with the engine's best move and score."""
+    from engine.data.label import label, read_positions
+    if not depth and not nodes:
+        raise click.BadParameter("give --depth or --nodes")
+    fens = read_positions(Path(positions), every, limit)
+    ran = label(fens, Path(out), depth, nodes, evaluation, batch, workers, cluster, log=click.echo)
+    click.echo(f"{len(fens)} positions in {out} ({ran} batches labelled now)")
+
+
 @main.group("train")
 def train_group() -> None:
     """Train the nets."""

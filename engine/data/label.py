@@ -1,0 +1,99 @@
+"""``nmm-chess data label``: positions labelled by the engine's own search.
+
+Each position gets the best move and score of a search to a fixed depth or
+node count, from empty tables (so a label does not depend on which worker
+searched it, nor on what it searched before): the engine-labelled learning
+sets of the NMM paper, and targets for evaluation training. Positions come
+from an EPD/FEN file (one per line) or from the games of a PGN file.
+
+Work goes in batches (units of engine/tools/workpool.py: local processes or
+a Ray cluster); each finished batch is saved in ``<out>.work/`` at once, and
+a rerun labels only the batches not there. The output is CSV:
+``fen,bestmove,score_cp,depth,nodes`` (score from the side to move's view;
+a mate in N moves as +-(100000 - 2N)).
+"""
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+from engine.tools.workpool import run_units
+
+MATE_CP = 100_000
+
+
+def read_positions(path: Path, every: int = 1, limit: int | None = None) -> list[str]:
+    """FENs of an EPD/FEN file, or of every ``every``-th position of a PGN's games."""
+    if path.suffix in (".pgn", ".gz"):
+        from engine._core import Board
+        from engine.data.pgn import parse_game, read_text, split_games
+        fens: list[str] = []
+        for text in split_games(read_text(path)):
+            parsed = parse_game(text)
+            if parsed is None or parsed[0].get("SetUp") == "1":
+                continue
+            board = Board()
+            for ply, move in enumerate(parsed[1]):
+                if ply % every == 0:
+                    fens.append(board.fen())
+                board.push(move)
+            if limit and len(fens) >= limit:
+                break
+        return fens[:limit] if limit else fens
+    fens = []
+    for line in path.read_text().splitlines():
+        fields = line.split(";")[0].split()
+        if len(fields) >= 4:
+            fens.append(" ".join(fields[:6]) if len(fields) >= 6 and fields[4].isdigit() else
+                        " ".join(fields[:4]) + " 0 1")
+    return fens[:limit] if limit else fens
+
+
+def label_batch(unit: tuple[list[str], int | None, int | None, str]) -> list[list]:
+    """Search each FEN of the unit (fens, depth, nodes, evaluation) from empty tables."""
+    from engine._core import Board, Searcher
+    fens, depth, nodes, evaluation = unit
+    searcher = Searcher(hash_mb=16)
+    if evaluation == "td":
+        from engine.nets import DEFAULT_TD, load_td
+        load_td(DEFAULT_TD).install(searcher)
+    rows = []
+    for fen in fens:
+        searcher.clear()
+        found = searcher.search(Board(fen), depth=depth, nodes=nodes)
+        score = found["score"]
+        if found["mate"] is not None:
+            score = (MATE_CP - abs(found["mate"]) * 2) * (1 if found["mate"] > 0 else -1)
+        rows.append([fen, found["bestmove"] or "", score, found["depth"], found["nodes"]])
+    return rows
+
+
+def label(positions: list[str], out: Path, depth: int | None, nodes: int | None, evaluation: str = "handwritten",
+          batch: int = 256, workers: int = 2, cluster: str | None = None, log=print) -> int:
+    """Label ``positions`` into ``out`` (CSV); returns how many batches ran now."""
+    if not depth and not nodes:
+        raise ValueError("give a depth or a node count")
+    work = out.with_name(out.name + ".work")
+    work.mkdir(parents=True, exist_ok=True)
+    job = {"positions": len(positions), "depth": depth, "nodes": nodes, "evaluation": evaluation, "batch": batch}
+    saved = work / "job.json"
+    if saved.exists() and json.loads(saved.read_text()) != job:
+        raise ValueError(f"{work} holds batches of another labelling job; remove it or give the same arguments")
+    saved.write_text(json.dumps(job))
+    units = [(i, (positions[i * batch:(i + 1) * batch], depth, nodes, evaluation))
+             for i in range(-(-len(positions) // batch))]
+    done = {int(p.stem.split("_")[1]) for p in work.glob("batch_*.json")}
+
+    def save(index, rows) -> None:
+        tmp = work / f"batch_{index:06d}.tmp"
+        tmp.write_text(json.dumps(rows))
+        tmp.replace(work / f"batch_{index:06d}.json")      # atomic: a batch is saved whole or not at all
+        log(f"batch {index + 1}/{len(units)} labelled")
+    ran = run_units(label_batch, units, done, save, workers, cluster)
+    with out.open("w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["fen", "bestmove", "score_cp", "depth", "nodes"])
+        for i, _ in units:
+            writer.writerows(json.loads((work / f"batch_{i:06d}.json").read_text()))
+    return ran
