@@ -282,10 +282,15 @@ def tournament(engines: tuple[str, ...], gauntlet: bool, games: int, tc: str, de
 @click.option("--concurrency", type=int, default=1, show_default=True)
 @click.option("--out", type=click.Path(file_okay=False), default="var/sweep", show_default=True,
               help="points.json (a rerun resumes from it), sweep.csv, sweep.png.")
+@click.option("--workers", "-j", type=int, default=1, show_default=True, help="Points measured at once, here.")
+@click.option("--cluster", default=None, metavar="ADDRESS",
+              help="Measure the points on a Ray cluster (e.g. ray://head:10001; 'local' starts one here).")
 def sweep(ranges: tuple[str, ...], engine_spec: str, measure: str, depth: int | None, positions: str | None,
           against: str, games: int, tc: str, openings: str | None, seed: int, concurrency: int,
-          out: str) -> None:
+          out: str, workers: int, cluster: str | None) -> None:
     """Measure a figure over a grid of option values, e.g. 'HistoryWeight=1000..100000 log 5'."""
+    from functools import partial
+
     from engine.bench import POSITIONS
     from engine.perft import data_dir
     from engine.tools import sweep as sw
@@ -300,17 +305,15 @@ def sweep(ranges: tuple[str, ...], engine_spec: str, measure: str, depth: int | 
     if measure == "nodes":
         fens = ([" ".join(line.split()[:4]) + " 0 1" if len(line.split()) < 6 or ";" in line else line.strip()
                  for line in Path(positions).read_text().splitlines() if line.strip()] if positions else POSITIONS)
-        figure, measure_point = "nodes", lambda p: sw.nodes_to_depth(spec, p, fens, depth or 8)
+        figure, measure_point = "nodes", partial(sw.nodes_to_depth, spec, fens=fens, depth=depth or 8)
     else:
         base, _, inc = tc.partition("+")
         boards = load_openings(Path(openings) if openings else data_dir() / "openings" / "8moves_v3.pgn",
                                (games + 1) // 2, seed)
-        opponent = parse_spec(against)
         figure = "elo"
-
-        def measure_point(p):
-            return sw.match_against(spec, p, opponent, boards, float(base), float(inc or 0), concurrency, depth)
-    done = sw.run(points, measure_point, Path(out), click.echo)
+        measure_point = partial(sw.match_against, spec, opponent=parse_spec(against), openings=boards,
+                                base=float(base), inc=float(inc or 0), concurrency=concurrency, depth=depth)
+    done = sw.run(points, measure_point, Path(out), click.echo, workers, cluster)
     click.echo(sw.write_reports(Path(out), points, done, figure))
 
 

@@ -37,3 +37,13 @@ def test_a_node_sweep_measures_each_point_once(tmp_path):
     (out / "points.json").write_text(json.dumps(done))
     again = CliRunner().invoke(main, args)
     assert again.exit_code == 0 and "false,1\n" in (out / "sweep.csv").read_text()
+
+
+def test_points_measured_on_two_processes_equal_one_by_one(tmp_path):
+    positions = tmp_path / "positions.epd"
+    positions.write_text("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq -\n")
+    base = ["sweep", "FutilityPruning=true,false", "--depth", "4", "--positions", str(positions)]
+    one = CliRunner().invoke(main, base + ["--out", str(tmp_path / "one")])
+    two = CliRunner().invoke(main, base + ["--out", str(tmp_path / "two"), "--workers", "2"])
+    assert one.exit_code == 0 and two.exit_code == 0, two.output
+    assert (tmp_path / "one" / "sweep.csv").read_text() == (tmp_path / "two" / "sweep.csv").read_text()

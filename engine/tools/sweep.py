@@ -93,21 +93,30 @@ def match_against(spec: EngineSpec, point: dict[str, str], opponent: EngineSpec,
 
 
 def run(points: list[dict[str, str]], measure: Callable[[dict[str, str]], dict], out: Path,
-        log: Callable[[str], None] = print) -> dict[str, dict]:
-    """Measure the points not yet in ``out/points.json``, saving after each."""
+        log: Callable[[str], None] = print, workers: int = 1, cluster: str | None = None) -> dict[str, dict]:
+    """Measure the points not yet in ``out/points.json``, saving each as it
+    finishes. ``measure`` is called with a point; with ``workers`` > 1 or a
+    ``cluster`` it must pickle (a module-level function, or a partial of one),
+    and the points run as units of engine/tools/workpool.py."""
+    from engine.tools.workpool import run_units
     out.mkdir(parents=True, exist_ok=True)
     store = out / "points.json"
     done: dict[str, dict] = json.loads(store.read_text()) if store.exists() else {}
-    for point in points:
-        key = key_of(point)
-        if key in done:
-            continue
-        done[key] = {"point": point, **measure(point)}
+
+    def save(key: str, result: dict) -> None:
+        done[key] = {"point": dict(item.split("=", 1) for item in key.split(",")), **result}
         tmp = store.with_suffix(".tmp")
         tmp.write_text(json.dumps(done, indent=1))
         tmp.replace(store)
         log(f"{key}: " + ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}"
-                                   for k, v in done[key].items() if k != "point"))
+                                   for k, v in result.items()))
+    units = [(key_of(p), p) for p in points]
+    if workers <= 1 and not cluster:
+        for key, point in units:
+            if key not in done:
+                save(key, measure(point))
+    else:
+        run_units(measure, units, set(done), save, workers, cluster)
     return done
 
 
