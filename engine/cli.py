@@ -318,6 +318,56 @@ def sweep(ranges: tuple[str, ...], engine_spec: str, measure: str, depth: int | 
 
 
 @main.command()
+@click.argument("params", nargs=-1, required=True)
+@click.option("--engine", "engine_spec", default="nmm", show_default=True, help="The engine tuned (a spec).")
+@click.option("--iterations", type=int, default=200, show_default=True, help="SPSA steps.")
+@click.option("--pairs", type=int, default=2, show_default=True, help="Game pairs (both colours) a step.")
+@click.option("--tc", default="5+0.05", show_default=True)
+@click.option("--depth", type=click.IntRange(1, 64), default=None, help="A fixed depth per move instead of --tc.")
+@click.option("--openings", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="PGN or EPD openings (default: 8moves_v3.pgn in the data folder).")
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--concurrency", type=int, default=1, show_default=True)
+@click.option("--out", type=click.Path(file_okay=False), default="var/tune", show_default=True,
+              help="state.json (a rerun goes on from it), tune.csv, tune.png.")
+def tune(params: tuple[str, ...], engine_spec: str, iterations: int, pairs: int, tc: str, depth: int | None,
+         openings: str | None, seed: int, concurrency: int, out: str) -> None:
+    """Tune numeric options by games with SPSA: PARAMS are Name=start,min,max,c_end,r_end."""
+    import chess.engine
+
+    from engine.perft import data_dir
+    from engine.tools import tune as t
+    from engine.tools.engines import parse_spec
+    from engine.tools.match import load_openings
+
+    try:
+        parsed = [t.parse_param(p) for p in params]
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="PARAMS") from None
+    spec = parse_spec(engine_spec)
+    probe = chess.engine.SimpleEngine.popen_uci(spec.command)
+    try:
+        missing = [p.name for p in parsed if p.name not in probe.options]
+        spins = {p.name for p in parsed if p.name in probe.options and probe.options[p.name].type == "spin"}
+    finally:
+        probe.quit()
+    if missing:
+        raise click.BadParameter(f"the engine has no option {', '.join(missing)}", param_hint="PARAMS")
+    book = Path(openings) if openings else data_dir() / "openings" / "8moves_v3.pgn"
+    boards = load_openings(book, min(1000, max(pairs, 200)), seed)
+    base, _, inc = tc.partition("+")
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    play = t.play_pairs(spec, boards, pairs, float(base), float(inc or 0), depth, concurrency, spins, parsed, seed)
+    state = t.tune(parsed, iterations, play, folder / "state.json", seed, click.echo)
+    names = [p.name for p in parsed]
+    (folder / "tune.csv").write_text("k,result," + ",".join(names) + "\n" + "".join(
+        f"{h['k']},{h['result']:g}," + ",".join(f"{h[n]:.6g}" for n in names) + "\n" for h in state["history"]))
+    t.plot(state, folder / "tune.png")
+    click.echo("tuned: " + " ".join(f"{k}={v}" for k, v in t.option_values(parsed, state["theta"], spins).items()))
+
+
+@main.command()
 @click.option("--trials", type=int, default=20, show_default=True)
 def latency(trials: int) -> None:
     """How fast the engine answers uci, isready, stop and quit (mid-search)."""

@@ -92,16 +92,16 @@ def elo_of(p: float) -> float:
 
 
 def load_openings(path: Path, count: int, seed: int) -> list[chess.Board]:
-    """``count`` openings drawn (seeded) from a PGN or EPD file."""
+    """``count`` openings drawn (seeded) from a PGN or EPD file (all of them if it holds fewer)."""
     text = Path(path).read_text()
     rng = random.Random(seed)
     if path.suffix == ".epd":
         lines = [l for l in text.splitlines() if l.strip()]
-        return [chess.Board.from_epd(l)[0] for l in rng.sample(lines, count)]
+        return [chess.Board.from_epd(l)[0] for l in rng.sample(lines, min(count, len(lines)))]
     chunks = ["[Event" + c for c in text.split("\n[Event")[1:]]
     chunks.insert(0, text.split("\n[Event")[0])
     boards = []
-    for chunk in rng.sample(chunks, count):
+    for chunk in rng.sample(chunks, min(count, len(chunks))):
         game = chess.pgn.read_game(io.StringIO(chunk))
         board = game.board()
         for move in game.mainline_moves():

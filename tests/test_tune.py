@@ -1,0 +1,73 @@
+"""nmm-chess tune: SPSA's arithmetic on a known optimum, its resume, and a
+short real run through the command line."""
+import json
+import math
+import random
+
+import pytest
+from click.testing import CliRunner
+
+from engine.cli import main
+from engine.tools import tune
+
+
+def noisy_pair(target: dict[str, float], seed: int):
+    """A game pair's wins minus losses for the plus side: each game won with a
+    probability that grows as plus is nearer the optimum than minus."""
+    rng = random.Random(seed)
+
+    def play(plus, minus, k):
+        gap = sum(abs(minus[n] - t) - abs(plus[n] - t) for n, t in target.items()) / 10
+        p_win = 1 / (1 + math.exp(-gap))
+        return float(sum(1 if rng.random() < p_win else -1 for _ in range(2)))
+    return play
+
+
+def test_parameters_are_parsed_and_checked():
+    assert tune.parse_param("X=5,0,10,1,0.01") == tune.Param("X", 5, 0, 10, 1, 0.01)
+    for bad in ("X=5,0,10,1", "X=11,0,10,1,0.01", "X=5,0,10,0,0.01", "X"):
+        with pytest.raises(ValueError):
+            tune.parse_param(bad)
+
+
+def test_spsa_walks_towards_the_optimum(tmp_path):
+    params = [tune.parse_param("X=20,0,100,4,0.02"), tune.parse_param("Y=80,0,100,4,0.02")]
+    state = tune.tune(params, 300, noisy_pair({"X": 60, "Y": 40}, 3), tmp_path / "s.json", log=lambda *a: None)
+    assert abs(state["theta"]["X"] - 60) < 20 and abs(state["theta"]["Y"] - 40) < 20
+    assert len(state["history"]) == 300 and all(0 <= h["X"] <= 100 for h in state["history"])
+
+
+def test_a_killed_run_goes_on_to_the_same_result(tmp_path):
+    params = [tune.parse_param("X=20,0,100,4,0.02")]
+    whole = tune.tune(params, 12, noisy_pair({"X": 60}, 5), tmp_path / "whole.json", log=lambda *a: None)
+    real = noisy_pair({"X": 60}, 5)
+    calls = {"n": 0}
+
+    def dying(plus, minus, k):
+        calls["n"] += 1
+        if calls["n"] == 7:
+            raise KeyboardInterrupt
+        return real(plus, minus, k)
+    with pytest.raises(KeyboardInterrupt):
+        tune.tune(params, 12, dying, tmp_path / "killed.json", log=lambda *a: None)
+    assert json.loads((tmp_path / "killed.json").read_text())["k"] == 6
+    resumed = tune.tune(params, 12, real, tmp_path / "killed.json", log=lambda *a: None)
+    assert resumed["theta"] == whole["theta"]
+    with pytest.raises(ValueError, match="another tuning run"):
+        tune.tune(params, 13, real, tmp_path / "killed.json", log=lambda *a: None)
+
+
+def test_a_short_real_tuning_run(tmp_path):
+    openings = tmp_path / "o.epd"
+    openings.write_text("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -\n"
+                        "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq -\n")
+    out = tmp_path / "tune"
+    result = CliRunner().invoke(main, ["tune", "NMMMinDepth=3,0,10,1,0.05", "--iterations", "2", "--pairs", "1",
+                                       "--depth", "1", "--openings", str(openings), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    state = json.loads((out / "state.json").read_text())
+    assert state["k"] == 2 and 0 <= state["theta"]["NMMMinDepth"] <= 10
+    assert len((out / "tune.csv").read_text().splitlines()) == 3 and (out / "tune.png").exists()
+    assert "tuned: NMMMinDepth=" in result.output
+    bad = CliRunner().invoke(main, ["tune", "NoSuchOption=3,0,10,1,0.05", "--out", str(out / "x")])
+    assert bad.exit_code != 0 and "no option NoSuchOption" in bad.output
