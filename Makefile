@@ -8,7 +8,7 @@ JOBS   ?= 2
 DEPS   := $(VENV)/.deps-installed
 CORE   := build/.core-built
 
-.PHONY: run build test test-all perft-full bench-perft bench wac fuzz soak matches ablation \
+.PHONY: run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
         td-data td-net td-leaf td-match evaluators clean
 
 DATA   ?= $(or $(NMM_DATA),../shared/data)
@@ -57,6 +57,13 @@ matches: build
 	    --pgn reports/gnuchess.pgn | tee reports/gnuchess.log
 	$(PY) -m engine.cli match nmm stockfish:UCI_LimitStrength=true,UCI_Elo=2000 --games 100 \
 	    --tc 10+0.1 --seed 5 --pgn reports/stockfish2000.pgn | tee reports/stockfish2000.log
+
+# The graded sparring partners (Debian packages, see ../shared/peers.md): a gauntlet at 10+0.1.
+GAUNTLET_GAMES ?= 40
+gauntlet: build
+	$(PY) -m engine.cli tournament nmm gnuchess toga2 glaurung ethereal \
+	    stockfish:UCI_LimitStrength=true,UCI_Elo=1800 stockfish:UCI_LimitStrength=true,UCI_Elo=2200 \
+	    --gauntlet --games $(GAUNTLET_GAMES) --tc 10+0.1 --concurrency 2 --seed 31 --out reports/gauntlet
 
 # Do late-move reductions and futility pruning pay? Each against the engine without it.
 ablation: build

@@ -235,9 +235,11 @@ def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | Non
 @click.option("--seed", type=int, default=1, show_default=True, help="Which openings are drawn.")
 @click.option("--concurrency", type=int, default=1, show_default=True)
 @click.option("--out", type=click.Path(file_okay=False), default="var/tournament", show_default=True,
-              help="pairs.json (a rerun resumes from it), crosstable.csv, standings.csv/.txt/.png.")
+              help="pairs.json (a rerun resumes from it), crosstable.csv, pairings.csv, standings.csv/.txt/.png.")
+@click.option("--runner", type=click.Choice(["builtin", "cutechess", "fastchess"]), default="builtin",
+              show_default=True, help="Who plays the games (see match --runner).")
 def tournament(engines: tuple[str, ...], gauntlet: bool, games: int, tc: str, depth: int | None,
-               openings: str | None, seed: int, concurrency: int, out: str) -> None:
+               openings: str | None, seed: int, concurrency: int, out: str, runner: str) -> None:
     """A round robin (or gauntlet) of ENGINES, e.g. nmm nmm:Eval=td gnuchess."""
     from engine.perft import data_dir
     from engine.tools import tournament as t
@@ -257,8 +259,13 @@ def tournament(engines: tuple[str, ...], gauntlet: bool, games: int, tc: str, de
     base, _, inc = tc.partition("+")
     path = Path(openings) if openings else data_dir() / "openings" / "8moves_v3.pgn"
     boards = load_openings(path, (games + 1) // 2, seed)
+    if runner != "builtin":
+        from engine.tools.runners import find
+        if find(runner) is None:
+            raise click.ClickException(f"{runner} is not on PATH nor in ~/.local/bin "
+                                       "(../shared/tools/build-match-tools.sh builds it)")
     pairs = t.play(specs, t.schedule(names, gauntlet), boards, float(base), float(inc or 0), concurrency, depth,
-                   folder / "pairs.json", click.echo)
+                   folder / "pairs.json", click.echo, runner)
     setting = f"depth {depth}" if depth else f"{tc}"
     click.echo(t.write_reports(folder, pairs, names,
                                f"{'Gauntlet' if gauntlet else 'Round robin'}, {games} games a pairing, {setting}"))

@@ -20,6 +20,7 @@ def test_a_gauntlet_writes_its_tables_and_resumes(tmp_path):
     assert (out / "crosstable.csv").read_text().splitlines()[0] == ",nmm,nmm(Eval=td),nmm(NullMove=false)"
     assert "Gauntlet, 2 games a pairing, depth 1" in (out / "standings.txt").read_text()
     assert (out / "standings.png").stat().st_size > 1000
+    assert (out / "pairings.csv").read_text().splitlines()[0] == "player,opponent,games,points,elo,error95"
     pairs["nmm vs nmm(Eval=td)"] = [1.0, 1.0]                   # a finished pairing is not played again
     (out / "pairs.json").write_text(json.dumps(pairs))
     assert CliRunner().invoke(main, args).exit_code == 0

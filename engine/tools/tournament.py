@@ -91,6 +91,21 @@ def crosstable(pairs: dict[str, list[float]], names: list[str]) -> list[list[str
     return rows
 
 
+def pairing_rows(pairs: dict[str, list[float]]) -> list[tuple[str, str, int, float, float, float]]:
+    """(player, opponent, games, points, Elo, 95% error) of each pairing, from the first player's side."""
+    rows = []
+    for key, games in pairs.items():
+        a, b = key.split(SEPARATOR)
+        n = len(games)
+        if n == 0:
+            continue
+        p = sum(games) / n
+        se = math.sqrt(sum((s - p) ** 2 for s in games) / n / n)
+        lo, hi = max(p - 1.96 * se, 0.001), min(p + 1.96 * se, 0.999)
+        rows.append((a, b, n, float(sum(games)), elo_of(p), (elo_of(hi) - elo_of(lo)) / 2))
+    return rows
+
+
 def load_pairs(store: Path) -> dict[str, list[float]]:
     """The pairings played so far (older files keyed "a-b" are read too)."""
     if not store.exists():
@@ -101,14 +116,20 @@ def load_pairs(store: Path) -> dict[str, list[float]]:
 
 def play(specs: dict[str, EngineSpec], pairings: list[tuple[str, str]], openings: list[chess.Board],
          base: float, inc: float, concurrency: int, depth: int | None, store: Path,
-         log: Callable[[str], None] = print) -> dict[str, list[float]]:
-    """Play the pairings not yet in ``store``, saving each as it finishes."""
+         log: Callable[[str], None] = print, runner: str = "builtin") -> dict[str, list[float]]:
+    """Play the pairings not yet in ``store``, saving each as it finishes;
+    ``runner``: builtin, cutechess or fastchess (engine/tools/runners.py)."""
     pairs = load_pairs(store)
     for a, b in pairings:
         key = f"{a}{SEPARATOR}{b}"
         if key in pairs:
             continue
-        summary = run_match(specs[a], specs[b], openings, base, inc, concurrency, True, depth=depth)
+        if runner == "builtin":
+            summary = run_match(specs[a], specs[b], openings, base, inc, concurrency, True, depth=depth)
+        else:
+            from engine.tools.runners import run_external
+            summary = run_external(runner, specs[a], specs[b], openings, base, inc, concurrency, True, depth,
+                                   store.parent / "runner", log=log)
         pairs[key] = [g.a_score for g in summary.games]
         tmp = store.with_suffix(".tmp")
         tmp.write_text(json.dumps(pairs))
@@ -141,6 +162,11 @@ def write_reports(out: Path, pairs: dict[str, list[float]], names: list[str], ti
     for rank, s in enumerate(table, 1):
         lines.append(f"{rank:>4} {s.name:{width}} {about.get(s.name, ''):{what}} {s.points:>5g}/{s.games:<4} "
                      f"{s.elo:+5.0f} ± {s.error:<4.0f}   {reference.get(s.name, '')}")
+    pairings = pairing_rows(pairs)
+    (out / "pairings.csv").write_text("player,opponent,games,points,elo,error95\n" + "".join(
+        f"{a},{b},{n},{pts:g},{elo:.0f},{err:.0f}\n" for a, b, n, pts, elo, err in pairings))
+    lines += ["", "pairings (first player's side):"]
+    lines += [f"  {a} vs {b}: {pts:g}/{n}, Elo {elo:+.0f} ± {err:.0f}" for a, b, n, pts, elo, err in pairings]
     text = "\n".join(lines) + "\n"
     (out / "standings.txt").write_text(text)
     fig, ax = plt.subplots(figsize=(max(7, len(table)), 4))
