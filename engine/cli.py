@@ -162,11 +162,16 @@ def suite(epd: str, movetime: float, limit: int | None, engine_spec: str) -> Non
               help="PGN or EPD openings (default: 8moves_v3.pgn in the data folder).")
 @click.option("--seed", type=int, default=1, show_default=True, help="Which openings are drawn.")
 @click.option("--concurrency", type=int, default=1, show_default=True)
-@click.option("--adjudicate/--no-adjudicate", default=True, show_default=True)
+@click.option("--adjudicate/--no-adjudicate", default=True, show_default=True,
+              help="Built-in runner: a win once both engines' scores agree on 10 pawns or more for 8 plies "
+                   "running, a draw once both stay within 0.10 pawns for 16 plies after ply 80. cutechess / "
+                   "fastchess: -resign movecount=4 score=1000 twosided=true -draw movenumber=40 movecount=8 "
+                   "score=10.")
 @click.option("--pgn", type=click.Path(dir_okay=False), default=None, help="Write the games here.")
 @click.option("--ponder", is_flag=True, help="Both engines think on the opponent's time.")
 @click.option("--depth", type=click.IntRange(1, 64), default=None,
               help="Fixed depth per move instead of a clock (e.g. the TD thesis's 2 plies).")
+@click.option("--nodes", type=click.IntRange(1), default=None, help="Fixed nodes per move instead of a clock.")
 @click.option("--sprt", nargs=2, type=float, default=None, metavar="ELO0 ELO1",
               help="Stop once the SPRT of H0: ELO0 against H1: ELO1 decides (pentanomial, on the "
                    "openings played with both colours; --games is then the most played).")
@@ -180,7 +185,8 @@ def suite(epd: str, movetime: float, limit: int | None, engine_spec: str) -> Non
                                       "back. With them --sprt is judged on the whole match.")
 def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | None, seed: int,
           concurrency: int, adjudicate: bool, pgn: str | None, ponder: bool, depth: int | None,
-          sprt: tuple[float, float] | None, sprt_model: str, alpha: float, beta: float, runner: str) -> None:
+          sprt: tuple[float, float] | None, sprt_model: str, alpha: float, beta: float, runner: str,
+          nodes: int | None) -> None:
     """Play ENGINE_A against ENGINE_B, e.g. nmm stockfish:UCI_LimitStrength=true,UCI_Elo=2000."""
     from engine.perft import data_dir
     from engine.tools.engines import parse_spec
@@ -209,7 +215,7 @@ def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | Non
         return test is not None and test.verdict(pentanomial(summary.pairs()))[1] is not None
     if runner == "builtin":
         summary = run_match(a, b, boards, float(base), float(inc or 0), concurrency, adjudicate, on_game,
-                            ponder, depth, stop=decided)
+                            ponder, depth, stop=decided, nodes=nodes)
     else:
         from engine.tools.runners import find, run_external
         if find(runner) is None:
@@ -218,10 +224,10 @@ def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | Non
         import tempfile
         with tempfile.TemporaryDirectory() as work:
             summary = run_external(runner, a, b, boards, float(base), float(inc or 0), concurrency, adjudicate,
-                                   depth, Path(work), log=click.echo)
+                                   depth, Path(work), log=click.echo, nodes=nodes)
         for i, game in enumerate(summary.games):
             on_game(game, type(summary)(summary.games[:i + 1]))
-    click.echo(report(a, b, float(base), float(inc or 0), summary, adjudicate, depth, test))
+    click.echo(report(a, b, float(base), float(inc or 0), summary, adjudicate, depth, test, nodes))
 
 
 @main.command()

@@ -30,3 +30,14 @@ def test_a_gauntlet_writes_its_tables_and_resumes(tmp_path):
 def test_one_engine_is_no_tournament(tmp_path):
     result = CliRunner().invoke(main, ["tournament", "nmm", "--out", str(tmp_path)])
     assert result.exit_code != 0 and "two engines" in result.output
+
+
+def test_a_match_at_fixed_nodes_says_so_in_its_games():
+    import chess
+
+    from engine.tools.engines import parse_spec
+    from engine.tools.match import report, run_match
+    nmm = parse_spec("nmm")
+    summary = run_match(nmm, nmm, [chess.Board()], 0, 0, nodes=300)
+    assert len(summary.games) == 2 and all('[TimeControl "nodes 300"]' in g.pgn for g in summary.games)
+    assert "2 games at nodes 300" in report(nmm, nmm, 0, 0, summary, True, nodes=300)

@@ -164,8 +164,11 @@ def play_guarded(engine: chess.engine.SimpleEngine, board: chess.Board, limit: c
 
 def play_game(engines: dict[str, chess.engine.SimpleEngine], start: chess.Board, a_white: bool,
               base: float, inc: float, adjudicate: bool, opening: int,
-              names: dict[str, str], ponder: bool = False, depth: int | None = None) -> GameResult:
-    """One game from ``start``; with ``depth`` each move is a fixed-depth search and no clock runs."""
+              names: dict[str, str], ponder: bool = False, depth: int | None = None,
+              nodes: int | None = None) -> GameResult:
+    """One game from ``start``; with ``depth`` or ``nodes`` each move is a search
+    of that size and no clock runs."""
+    fixed = depth or nodes
     board = start.copy()
     side_of = {chess.WHITE: "a" if a_white else "b", chess.BLACK: "b" if a_white else "a"}
     clock = {chess.WHITE: base, chess.BLACK: base}
@@ -177,15 +180,15 @@ def play_game(engines: dict[str, chess.engine.SimpleEngine], start: chess.Board,
     while result is None:
         turn = board.turn
         side = side_of[turn]
-        if depth:
-            limit = chess.engine.Limit(depth=depth)
+        if fixed:
+            limit = chess.engine.Limit(depth=depth, nodes=nodes)
         else:
             limit = chess.engine.Limit(white_clock=clock[chess.WHITE], black_clock=clock[chess.BLACK],
                                        white_inc=inc, black_inc=inc)
         t0 = time.perf_counter()
         try:
             played = play_guarded(engines[side], board, limit,
-                                  (FIXED_DEPTH_GUARD if depth else clock[turn] + inc) + HANG_GUARD,
+                                  (FIXED_DEPTH_GUARD if fixed else clock[turn] + inc) + HANG_GUARD,
                                   game=game_key, info=chess.engine.INFO_SCORE, ponder=ponder)
         except asyncio.TimeoutError:
             flags["hang_by"] = side
@@ -200,7 +203,7 @@ def play_game(engines: dict[str, chess.engine.SimpleEngine], start: chess.Board,
             result, reason = ("0-1" if turn else "1-0"), f"{names[side]}: {e}"
             break
         used = time.perf_counter() - t0
-        clock[turn] -= 0 if depth else used
+        clock[turn] -= 0 if fixed else used
         if clock[turn] < 0:
             flags["forfeit_by"] = side
             result, reason = ("0-1" if turn else "1-0"), f"{names[side]} lost on time"
@@ -229,7 +232,7 @@ def play_game(engines: dict[str, chess.engine.SimpleEngine], start: chess.Board,
         node.comment = f"[%clk {left:.3f}] [%emt {used:.3f}]"
     game.headers.update({"White": names[side_of[chess.WHITE]], "Black": names[side_of[chess.BLACK]],
                          "Result": result, "Termination": reason,
-                         "TimeControl": f"depth {depth}" if depth else f"{base:g}+{inc:g}",
+                         "TimeControl": limit_text(base, inc, depth, nodes),
                          "Round": str(opening + 1)})
     return GameResult(opening, a_white, result, reason, len(board.move_stack), pgn=str(game), **flags)
 
@@ -238,7 +241,7 @@ def run_match(a: EngineSpec, b: EngineSpec, openings: list[chess.Board], base: f
               concurrency: int = 1, adjudicate: bool = True,
               on_game: Callable[[GameResult, MatchSummary], None] | None = None,
               ponder: bool = False, depth: int | None = None,
-              stop: Callable[[MatchSummary], bool] | None = None) -> MatchSummary:
+              stop: Callable[[MatchSummary], bool] | None = None, nodes: int | None = None) -> MatchSummary:
     """Every opening twice (A white, then A black), on ``concurrency`` threads;
     no new game once ``stop(summary)`` says so (games under way are finished)."""
     tasks: queue.Queue = queue.Queue()
@@ -261,7 +264,7 @@ def run_match(a: EngineSpec, b: EngineSpec, openings: list[chess.Board], base: f
                 except queue.Empty:
                     return
                 game = play_game(engines, openings[i], a_white, base, inc, adjudicate, i, names, ponder,
-                                 depth)
+                                 depth, nodes)
                 with lock:
                     summary.games.append(game)
                     if on_game:
@@ -282,8 +285,14 @@ def run_match(a: EngineSpec, b: EngineSpec, openings: list[chess.Board], base: f
     return summary
 
 
+def limit_text(base: float, inc: float, depth: int | None = None, nodes: int | None = None) -> str:
+    """How moves are limited: ``depth 2``, ``nodes 5000``, ``depth 4, nodes 5000`` or ``10+0.1``."""
+    fixed = ", ".join(f"{k} {v}" for k, v in (("depth", depth), ("nodes", nodes)) if v)
+    return fixed or f"{base:g}+{inc:g}"
+
+
 def report(a: EngineSpec, b: EngineSpec, base: float, inc: float, summary: MatchSummary,
-           adjudicate: bool, depth: int | None = None, sprt: Sprt | None = None) -> str:
+           adjudicate: bool, depth: int | None = None, sprt: Sprt | None = None, nodes: int | None = None) -> str:
     wins, draws, losses = summary.count(1.0), summary.count(0.5), summary.count(0.0)
     p, elo, err = summary.elo()
     n = len(summary.games)
@@ -291,7 +300,7 @@ def report(a: EngineSpec, b: EngineSpec, base: float, inc: float, summary: Match
     paired = (f"pentanomial {five} ({sum(five)} pairs), normalised Elo {normalized_elo(five)[0]:+.0f}"
               f" ± {normalized_elo(five)[1]:.0f}" if sum(five) else "no complete pairs")
     lines = [
-        f"{a.label} vs {b.label}, {n} games at {f'depth {depth}' if depth else f'{base:g}+{inc:g}'}"
+        f"{a.label} vs {b.label}, {n} games at {limit_text(base, inc, depth, nodes)}"
         f"{', adjudication on' if adjudicate else ', no adjudication'}:",
         f"  +{wins} ={draws} -{losses}, score {p * 100:.1f}%, Elo {elo:+.0f} ± {err:.0f} (95%)",
         f"  draws {draws / max(n, 1):.0%}, LOS {los(wins, losses):.1%}; {paired}",

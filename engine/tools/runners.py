@@ -60,9 +60,10 @@ def engine_args(tool: str, spec: EngineSpec) -> list[str]:
 
 def command(tool: str, a: EngineSpec, b: EngineSpec, openings: Path, rounds: int, base: float, inc: float,
             depth: int | None, concurrency: int, pgn: Path, adjudicate: bool,
-            executable: str | None = None) -> list[str]:
+            executable: str | None = None, nodes: int | None = None) -> list[str]:
     """The command line for ``rounds`` openings, each with both colours."""
-    limit = ["tc=inf", f"depth={depth}"] if depth else [f"tc={base:g}+{inc:g}"]
+    fixed = [f"depth={depth}"] * bool(depth) + [f"nodes={nodes}"] * bool(nodes)
+    limit = ["tc=inf"] + fixed if fixed else [f"tc={base:g}+{inc:g}"]
     pgn_args = [f"file={pgn}"] if tool == "fastchess" else [str(pgn)]
     cmd = [executable or BINARIES[tool]] + engine_args(tool, a) + engine_args(tool, b)
     cmd += ["-each", "proto=uci"] + limit + ["-rounds", str(rounds), "-games", "2", "-repeat",
@@ -100,7 +101,7 @@ def read_games(text: str, a: EngineSpec, openings: list[chess.Board]) -> MatchSu
 
 def run_external(tool: str, a: EngineSpec, b: EngineSpec, openings: list[chess.Board], base: float,
                  inc: float, concurrency: int, adjudicate: bool, depth: int | None, work: Path,
-                 executable: str | None = None, log=print) -> MatchSummary:
+                 executable: str | None = None, log=print, nodes: int | None = None) -> MatchSummary:
     """Play the match with cutechess-cli or fastchess; the games read back from its PGN."""
     if a.name == b.name:        # the tools tell the players apart by name
         b = EngineSpec(b.name + "-2", b.command, b.options)
@@ -109,7 +110,7 @@ def run_external(tool: str, a: EngineSpec, b: EngineSpec, openings: list[chess.B
     book.write_text("".join(board.epd() + "\n" for board in openings))
     pgn.unlink(missing_ok=True)
     cmd = command(tool, a, b, book, len(openings), base, inc, depth, concurrency, pgn, adjudicate,
-                  executable or find(tool))
+                  executable or find(tool), nodes)
     log("running: " + shlex.join(cmd))
     done = subprocess.run(cmd, capture_output=True, text=True)
     (work / "runner.log").write_text(done.stdout + done.stderr)
