@@ -138,12 +138,15 @@ def bench(depth: int | None, evaluation: str, eval_file: str | None) -> None:
 @click.option("--limit", type=int, default=None, help="Only the first N positions.")
 @click.option("--engine", "engine_spec", default="nmm", show_default=True,
               help="Engine spec (see match), e.g. nmm:Eval=td.")
-def suite(epd: str, movetime: float, limit: int | None, engine_spec: str) -> None:
+@click.option("--fullmove", type=click.IntRange(1, 1000), default=None,
+              help="The move number to give every position (EPD has none: it reads as move 1, which the TD "
+                   "net's phase rule takes for the opening).")
+def suite(epd: str, movetime: float, limit: int | None, engine_spec: str, fullmove: int | None) -> None:
     """Solve rate on an EPD test suite (bm/am), through the UCI engine."""
     from engine.tools.engines import parse_spec
     from engine.tools.epd_suite import run_suite
     spec = parse_spec(engine_spec)
-    result = run_suite(Path(epd), movetime, spec.command, spec.options, limit)
+    result = run_suite(Path(epd), movetime, spec.command, spec.options, limit, fullmove=fullmove)
     for ident, expected, played in result.failures:
         click.echo(f"  missed {ident}: expected {expected}, played {played}")
     click.echo(f"{spec.label}: {result.solved}/{result.total} solved at {movetime:g} s per position "

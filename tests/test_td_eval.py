@@ -87,6 +87,23 @@ def test_a_net_on_handwritten_adds_its_correction_to_the_handwritten_score():
         assert abs(searcher.evaluate(core) - (hand + 2 * net.cp_scale * searcher.td_output(core))) <= 1
 
 
+def test_a_zero_correction_searches_exactly_as_handwritten():
+    """A net on handwritten whose output is 0 is the handwritten evaluation:
+    the same moves, scores and node counts, lazy stand-pat included."""
+    from engine.bench import POSITIONS
+    zero = random_net("C", 3, 8)
+    zero.w2[...] = 0
+    zero.b2[...] = 0
+    zero.on_handwritten = True
+    plain, on_zero = Searcher(hash_mb=4), Searcher(hash_mb=4)
+    zero.install(on_zero)
+    for fen in POSITIONS[:6]:
+        plain.clear()
+        on_zero.clear()
+        a, b = plain.search(Board(fen), depth=6), on_zero.search(Board(fen), depth=6)
+        assert (a["bestmove"], a["score"], a["nodes"]) == (b["bestmove"], b["score"], b["nodes"])
+
+
 def test_phase_blend_of_core_and_trainer_agree():
     net = random_net("A", 3, 4)
     searcher = Searcher(hash_mb=1)

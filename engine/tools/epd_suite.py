@@ -55,8 +55,12 @@ def is_solved(move: chess.Move, ops: dict) -> bool:
 
 def run_suite(path: Path, movetime: float, command: list[str] | None = None,
               options: dict | None = None, limit: int | None = None,
-              progress: bool = True) -> SuiteResult:
+              progress: bool = True, fullmove: int | None = None) -> SuiteResult:
+    """Play each position for ``movetime`` seconds; ``fullmove``: a move number
+    to give every position (EPD lines carry none)."""
     positions = read_epd(path)[:limit]
+    for board, _ in positions:
+        board.fullmove_number = fullmove or board.fullmove_number
     engine = chess.engine.SimpleEngine.popen_uci(command or ENGINE_COMMAND)
     try:
         if options:
