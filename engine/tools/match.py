@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import io
-import math
 import queue
 import random
 import threading
@@ -29,7 +28,7 @@ import chess.engine
 import chess.pgn
 
 from engine.tools.engines import EngineSpec
-from engine.tools.sprt import Sprt, los, normalized_elo, pentanomial
+from engine.tools.sprt import Sprt, los, normalized_elo, pentanomial, score_elo
 
 MAX_PLIES = 600
 HANG_GUARD = 10.0       # seconds past the whole clock before an engine counts as hung
@@ -76,19 +75,7 @@ class MatchSummary:
 
     def elo(self) -> tuple[float, float, float]:
         """(score fraction, Elo difference, 95% error bar) for engine A."""
-        n = len(self.games)
-        if n == 0:
-            return 0.5, 0.0, 0.0
-        p = sum(g.a_score for g in self.games) / n
-        var = sum((g.a_score - p) ** 2 for g in self.games) / n
-        se = math.sqrt(var / n)
-        lo, hi = p - 1.96 * se, p + 1.96 * se
-        return p, elo_of(p), (elo_of(min(hi, 0.999)) - elo_of(max(lo, 0.001))) / 2
-
-
-def elo_of(p: float) -> float:
-    p = min(max(p, 1e-3), 1 - 1e-3)
-    return -400 * math.log10(1 / p - 1)
+        return score_elo([g.a_score for g in self.games])
 
 
 def load_openings(path: Path, count: int, seed: int) -> list[chess.Board]:

@@ -40,6 +40,21 @@ def score_of_elo(elo: float) -> float:
     return 1 / (1 + 10 ** (-elo / 400))
 
 
+def score_elo(scores: Sequence[float]) -> tuple[float, float, float]:
+    """(mean score, Elo, 95% error bar) of game scores (1, 1/2, 0).
+
+    >>> [round(v, 1) for v in score_elo([1, 1, 0.5, 0])]
+    [0.6, 88.7, 710.5]
+    """
+    n = len(scores)
+    if n == 0:
+        return 0.5, 0.0, 0.0
+    p = sum(scores) / n
+    se = math.sqrt(sum((s - p) ** 2 for s in scores) / n / n)
+    lo, mid, hi = (min(max(x, 0.001), 0.999) for x in (p - 1.96 * se, p, p + 1.96 * se))  # all won: +1200
+    return p, elo_of_score(mid), (elo_of_score(hi) - elo_of_score(lo)) / 2
+
+
 def bounds(alpha: float = 0.05, beta: float = 0.05) -> tuple[float, float]:
     """(lower, upper) LLR bounds: accept H0 (elo0) below, H1 (elo1) above."""
     return math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +22,8 @@ from pathlib import Path
 import chess
 
 from engine.tools.engines import EngineSpec
-from engine.tools.match import elo_of, run_match
+from engine.tools.match import run_match
+from engine.tools.sprt import score_elo
 
 SEPARATOR = " vs "
 
@@ -61,13 +61,9 @@ def standings(pairs: dict[str, list[float]], names: list[str]) -> list[Standing]
     out = []
     for name in names:
         scores = scores_of(pairs, name)
-        n = len(scores)
-        if n == 0:
-            continue
-        p = sum(scores) / n
-        se = math.sqrt(sum((s - p) ** 2 for s in scores) / n / n)
-        lo, hi = max(p - 1.96 * se, 0.001), min(p + 1.96 * se, 0.999)
-        out.append(Standing(name, float(sum(scores)), n, elo_of(p), (elo_of(hi) - elo_of(lo)) / 2))
+        if scores:
+            _, elo, error = score_elo(scores)
+            out.append(Standing(name, float(sum(scores)), len(scores), elo, error))
     return sorted(out, key=lambda s: -s.points)
 
 
@@ -96,13 +92,9 @@ def pairing_rows(pairs: dict[str, list[float]]) -> list[tuple[str, str, int, flo
     rows = []
     for key, games in pairs.items():
         a, b = key.split(SEPARATOR)
-        n = len(games)
-        if n == 0:
-            continue
-        p = sum(games) / n
-        se = math.sqrt(sum((s - p) ** 2 for s in games) / n / n)
-        lo, hi = max(p - 1.96 * se, 0.001), min(p + 1.96 * se, 0.999)
-        rows.append((a, b, n, float(sum(games)), elo_of(p), (elo_of(hi) - elo_of(lo)) / 2))
+        if games:
+            _, elo, error = score_elo(games)
+            rows.append((a, b, len(games), float(sum(games)), elo, error))
     return rows
 
 
