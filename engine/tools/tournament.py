@@ -13,6 +13,7 @@ Elo against the field (95% error bar) are written as CSV, text and PNG.
 """
 from __future__ import annotations
 
+import csv
 import itertools
 import json
 from collections.abc import Callable
@@ -130,6 +131,12 @@ def play(specs: dict[str, EngineSpec], pairings: list[tuple[str, str]], openings
     return pairs
 
 
+def write_csv(path: Path, rows: list[list]) -> None:
+    """Rows as CSV (engine labels hold commas: quoted where they do)."""
+    with path.open("w", newline="") as f:
+        csv.writer(f, lineterminator="\n").writerows(rows)
+
+
 def write_reports(out: Path, pairs: dict[str, list[float]], names: list[str], title: str,
                   about: dict[str, str] | None = None, reference: dict[str, str] | None = None) -> str:
     """crosstable.csv, standings.csv / .txt / .png in ``out``; returns the text.
@@ -142,11 +149,10 @@ def write_reports(out: Path, pairs: dict[str, list[float]], names: list[str], ti
     table = standings(pairs, names)
     cross = crosstable(pairs, names)
     ref_name = reference.get("", "")
-    (out / "crosstable.csv").write_text("\n".join(",".join(r) for r in cross) + "\n")
-    (out / "standings.csv").write_text(
-        "player,what,points,games,elo,error95" + (f",{ref_name}" if ref_name else "") + "\n" + "".join(
-            f"{s.name},{about.get(s.name, '')},{s.points:g},{s.games},{s.elo:.0f},{s.error:.0f}"
-            + (f",{reference.get(s.name, '')}" if ref_name else "") + "\n" for s in table))
+    write_csv(out / "crosstable.csv", cross)
+    write_csv(out / "standings.csv", [["player", "what", "points", "games", "elo", "error95"] + [ref_name] * bool(
+        ref_name)] + [[s.name, about.get(s.name, ""), f"{s.points:g}", s.games, f"{s.elo:.0f}", f"{s.error:.0f}"]
+                      + [reference.get(s.name, "")] * bool(ref_name) for s in table])
     width = max(len(c) for r in cross for c in r) + 1
     what = max([len(v) for v in about.values()] + [4])
     lines = [title, ""] + ["".join(c.rjust(width) for c in r) for r in cross]
@@ -155,8 +161,8 @@ def write_reports(out: Path, pairs: dict[str, list[float]], names: list[str], ti
         lines.append(f"{rank:>4} {s.name:{width}} {about.get(s.name, ''):{what}} {s.points:>5g}/{s.games:<4} "
                      f"{s.elo:+5.0f} ± {s.error:<4.0f}   {reference.get(s.name, '')}")
     pairings = pairing_rows(pairs)
-    (out / "pairings.csv").write_text("player,opponent,games,points,elo,error95\n" + "".join(
-        f"{a},{b},{n},{pts:g},{elo:.0f},{err:.0f}\n" for a, b, n, pts, elo, err in pairings))
+    write_csv(out / "pairings.csv", [["player", "opponent", "games", "points", "elo", "error95"]] + [
+        [a, b, n, f"{pts:g}", f"{elo:.0f}", f"{err:.0f}"] for a, b, n, pts, elo, err in pairings])
     lines += ["", "pairings (first player's side):"]
     lines += [f"  {a} vs {b}: {pts:g}/{n}, Elo {elo:+.0f} ± {err:.0f}" for a, b, n, pts, elo, err in pairings]
     text = "\n".join(lines) + "\n"
