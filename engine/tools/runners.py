@@ -105,6 +105,7 @@ def run_external(tool: str, a: EngineSpec, b: EngineSpec, openings: list[chess.B
     """Play the match with cutechess-cli or fastchess; the games read back from its PGN."""
     if a.name == b.name:        # the tools tell the players apart by name
         b = EngineSpec(b.name + "-2", b.command, b.options)
+    work = work.resolve()
     work.mkdir(parents=True, exist_ok=True)
     book, pgn = work / "openings.epd", work / "games.pgn"
     book.write_text("".join(board.epd() + "\n" for board in openings))
@@ -112,7 +113,7 @@ def run_external(tool: str, a: EngineSpec, b: EngineSpec, openings: list[chess.B
     cmd = command(tool, a, b, book, len(openings), base, inc, depth, concurrency, pgn, adjudicate,
                   executable or find(tool), nodes)
     log("running: " + shlex.join(cmd))
-    done = subprocess.run(cmd, capture_output=True, text=True)
+    done = subprocess.run(cmd, capture_output=True, text=True, cwd=work)     # fastchess leaves config.json there
     (work / "runner.log").write_text(done.stdout + done.stderr)
     if not pgn.exists():
         raise RuntimeError(f"{tool} wrote no games (exit {done.returncode}); see {work / 'runner.log'}")
