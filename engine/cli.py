@@ -8,6 +8,26 @@ from pathlib import Path
 import click
 
 
+def opening_book(openings: str | None) -> Path:
+    """The openings file given, else 8moves_v3.pgn in the data folder."""
+    from engine.perft import data_dir
+    return Path(openings) if openings else data_dir() / "openings" / "8moves_v3.pgn"
+
+
+def clock(tc: str) -> tuple[float, float]:
+    """``10+0.1`` -> (10.0, 0.1) seconds."""
+    base, _, inc = tc.partition("+")
+    return float(base), float(inc or 0)
+
+
+def require_runner(runner: str) -> None:
+    """A usage error unless the cutechess-cli / fastchess binary is found."""
+    from engine.tools.runners import find
+    if find(runner) is None:
+        raise click.ClickException(f"{runner} is not on PATH nor in ~/.local/bin "
+                                   "(../shared/tools/build-match-tools.sh builds it)")
+
+
 @click.group(invoke_without_command=True)
 @click.pass_context
 def main(ctx: click.Context) -> None:
@@ -191,7 +211,6 @@ def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | Non
           sprt: tuple[float, float] | None, sprt_model: str, alpha: float, beta: float, runner: str,
           nodes: int | None) -> None:
     """Play ENGINE_A against ENGINE_B, e.g. nmm stockfish:UCI_LimitStrength=true,UCI_Elo=2000."""
-    from engine.perft import data_dir
     from engine.tools.engines import parse_spec
     from engine.tools.match import load_openings, report, run_match
     from engine.tools.sprt import Sprt, pentanomial
@@ -202,9 +221,8 @@ def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | Non
         raise click.BadParameter(str(e), param_hint="--sprt") from None
 
     a, b = parse_spec(engine_a), parse_spec(engine_b)
-    base, _, inc = tc.partition("+")
-    path = Path(openings) if openings else data_dir() / "openings" / "8moves_v3.pgn"
-    boards = load_openings(path, (games + 1) // 2, seed)
+    base, inc = clock(tc)
+    boards = load_openings(opening_book(openings), (games + 1) // 2, seed)
     pgn_file = open(pgn, "w") if pgn else None
 
     def on_game(game, summary) -> None:
@@ -217,20 +235,18 @@ def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | Non
     def decided(summary) -> bool:
         return test is not None and test.verdict(pentanomial(summary.pairs()))[1] is not None
     if runner == "builtin":
-        summary = run_match(a, b, boards, float(base), float(inc or 0), concurrency, adjudicate, on_game,
+        summary = run_match(a, b, boards, base, inc, concurrency, adjudicate, on_game,
                             ponder, depth, stop=decided, nodes=nodes)
     else:
-        from engine.tools.runners import find, run_external
-        if find(runner) is None:
-            raise click.ClickException(f"{runner} is not on PATH nor in ~/.local/bin "
-                                       "(../shared/tools/build-match-tools.sh builds it)")
+        from engine.tools.runners import run_external
+        require_runner(runner)
         import tempfile
         with tempfile.TemporaryDirectory() as work:
-            summary = run_external(runner, a, b, boards, float(base), float(inc or 0), concurrency, adjudicate,
+            summary = run_external(runner, a, b, boards, base, inc, concurrency, adjudicate,
                                    depth, Path(work), log=click.echo, nodes=nodes)
         for i, game in enumerate(summary.games):
             on_game(game, type(summary)(summary.games[:i + 1]))
-    click.echo(report(a, b, float(base), float(inc or 0), summary, adjudicate, depth, test, nodes))
+    click.echo(report(a, b, base, inc, summary, adjudicate, depth, test, nodes))
 
 
 @main.command()
@@ -250,7 +266,6 @@ def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | Non
 def tournament(engines: tuple[str, ...], gauntlet: bool, games: int, tc: str, depth: int | None,
                openings: str | None, seed: int, concurrency: int, out: str, runner: str) -> None:
     """A round robin (or gauntlet) of ENGINES, e.g. nmm nmm:Eval=td gnuchess."""
-    from engine.perft import data_dir
     from engine.tools import tournament as t
     from engine.tools.engines import parse_spec
     from engine.tools.match import load_openings
@@ -265,15 +280,10 @@ def tournament(engines: tuple[str, ...], gauntlet: bool, games: int, tc: str, de
     names = list(specs)
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
-    base, _, inc = tc.partition("+")
-    path = Path(openings) if openings else data_dir() / "openings" / "8moves_v3.pgn"
-    boards = load_openings(path, (games + 1) // 2, seed)
+    boards = load_openings(opening_book(openings), (games + 1) // 2, seed)
     if runner != "builtin":
-        from engine.tools.runners import find
-        if find(runner) is None:
-            raise click.ClickException(f"{runner} is not on PATH nor in ~/.local/bin "
-                                       "(../shared/tools/build-match-tools.sh builds it)")
-    pairs = t.play(specs, t.schedule(names, gauntlet), boards, float(base), float(inc or 0), concurrency, depth,
+        require_runner(runner)
+    pairs = t.play(specs, t.schedule(names, gauntlet), boards, *clock(tc), concurrency, depth,
                    folder / "pairs.json", click.echo, runner)
     setting = f"depth {depth}" if depth else f"{tc}"
     click.echo(t.write_reports(folder, pairs, names,
@@ -308,7 +318,7 @@ def sweep(ranges: tuple[str, ...], engine_spec: str, measure: str, depth: int | 
     from functools import partial
 
     from engine.bench import POSITIONS
-    from engine.perft import data_dir
+    from engine.data.label import read_positions
     from engine.tools import sweep as sw
     from engine.tools.engines import parse_spec
     from engine.tools.match import load_openings
@@ -319,16 +329,14 @@ def sweep(ranges: tuple[str, ...], engine_spec: str, measure: str, depth: int | 
         raise click.BadParameter(str(e), param_hint="RANGES") from None
     spec = parse_spec(engine_spec)
     if measure == "nodes":
-        fens = ([" ".join(line.split()[:4]) + " 0 1" if len(line.split()) < 6 or ";" in line else line.strip()
-                 for line in Path(positions).read_text().splitlines() if line.strip()] if positions else POSITIONS)
+        fens = read_positions(Path(positions)) if positions else POSITIONS
         figure, measure_point = "nodes", partial(sw.nodes_to_depth, spec, fens=fens, depth=depth or 8)
     else:
-        base, _, inc = tc.partition("+")
-        boards = load_openings(Path(openings) if openings else data_dir() / "openings" / "8moves_v3.pgn",
-                               (games + 1) // 2, seed)
+        base, inc = clock(tc)
+        boards = load_openings(opening_book(openings), (games + 1) // 2, seed)
         figure = "elo"
         measure_point = partial(sw.match_against, spec, opponent=parse_spec(against), openings=boards,
-                                base=float(base), inc=float(inc or 0), concurrency=concurrency, depth=depth)
+                                base=base, inc=inc, concurrency=concurrency, depth=depth)
     done = sw.run(points, measure_point, Path(out), click.echo, workers, cluster)
     click.echo(sw.write_reports(Path(out), points, done, figure))
 
@@ -351,7 +359,6 @@ def tune(params: tuple[str, ...], engine_spec: str, iterations: int, pairs: int,
     """Tune numeric options by games with SPSA: PARAMS are Name=start,min,max,c_end,r_end."""
     import chess.engine
 
-    from engine.perft import data_dir
     from engine.tools import tune as t
     from engine.tools.engines import parse_spec
     from engine.tools.match import load_openings
@@ -369,12 +376,10 @@ def tune(params: tuple[str, ...], engine_spec: str, iterations: int, pairs: int,
         probe.quit()
     if missing:
         raise click.BadParameter(f"the engine has no option {', '.join(missing)}", param_hint="PARAMS")
-    book = Path(openings) if openings else data_dir() / "openings" / "8moves_v3.pgn"
-    boards = load_openings(book, min(1000, max(pairs, 200)), seed)
-    base, _, inc = tc.partition("+")
+    boards = load_openings(opening_book(openings), min(1000, max(pairs, 200)), seed)
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
-    play = t.play_pairs(spec, boards, pairs, float(base), float(inc or 0), depth, concurrency, spins, parsed, seed)
+    play = t.play_pairs(spec, boards, pairs, *clock(tc), depth, concurrency, spins, parsed, seed)
     state = t.tune(parsed, iterations, play, folder / "state.json", seed, click.echo)
     names = [p.name for p in parsed]
     (folder / "tune.csv").write_text("k,result," + ",".join(names) + "\n" + "".join(
@@ -649,13 +654,12 @@ def study_evaluators(nets_dir: str, out: str | None, only: str, games: int, dept
                      openings: str | None, seed: int, concurrency: int, games_file: str | None,
                      epochs: int) -> None:
     """The thesis's round robin of evaluators (Table 6.5): crosstable, Elo, PNG."""
-    from engine.perft import data_dir
     from engine.study.evaluators import run, train_missing
     if games_file:
         train_missing(Path(nets_dir), Path(games_file), list(only), epochs, seed, log=click.echo)
     folder = Path(out) if out else Path("reports/evaluators") / (f"depth{depth}" if depth else tc)
-    path = Path(openings) if openings else data_dir() / "openings" / "8moves_v3.pgn"
-    click.echo(run(Path(nets_dir), folder, list(only), games, path, seed, depth or None, tc, concurrency,
+    click.echo(run(Path(nets_dir), folder, list(only), games, opening_book(openings), seed, depth or None, tc,
+                   concurrency,
                    log=click.echo))
 
 

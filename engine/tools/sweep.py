@@ -103,20 +103,21 @@ def run(points: list[dict[str, str]], measure: Callable[[dict[str, str]], dict],
     store = out / "points.json"
     done: dict[str, dict] = json.loads(store.read_text()) if store.exists() else {}
 
+    units = {key_of(p): p for p in points}
+
     def save(key: str, result: dict) -> None:
-        done[key] = {"point": dict(item.split("=", 1) for item in key.split(",")), **result}
+        done[key] = {"point": units[key], **result}
         tmp = store.with_suffix(".tmp")
         tmp.write_text(json.dumps(done, indent=1))
         tmp.replace(store)
         log(f"{key}: " + ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}"
                                    for k, v in result.items()))
-    units = [(key_of(p), p) for p in points]
     if workers <= 1 and not cluster:
-        for key, point in units:
+        for key, point in units.items():
             if key not in done:
                 save(key, measure(point))
     else:
-        run_units(measure, units, set(done), save, workers, cluster)
+        run_units(measure, units.items(), set(done), save, workers, cluster)
     return done
 
 
