@@ -73,6 +73,16 @@ cdef class Board:
         return game_phase(&self.pos)
 
     @property
+    def home(self) -> int:
+        """How many of the 32 men stand on their starting squares: the TD nets'
+        development clock (32 at the start).
+
+        >>> Board().home, Board("4k3/8/8/8/8/8/8/4K3 w - - 0 1").home
+        (32, 2)
+        """
+        return home_count(&self.pos)
+
+    @property
     def fullmove(self) -> int:
         return self.pos.fullmove
 

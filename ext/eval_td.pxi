@@ -41,6 +41,7 @@ ctypedef struct TdEval:
     float* b2               # [net]
     float cp_scale
     int on_handwritten      # the net is a correction: cp = handwritten + 2 K * output
+    int development         # phase rule: the opening by home_count (1) or by the move number (0)
 
 ctypedef struct TdCacheEntry:
     u64 key
@@ -55,15 +56,37 @@ ctypedef struct TdAccumulator:
     float sums[TD_MAX_HIDDEN]
 
 
-cdef void phase_blend(const Position* pos, int nets, float* w) noexcept nogil:
-    """The trainer's phase_weights (engine/train/td_run.py), for one position."""
+# Where each man starts, per colour and type: pawns on the second (seventh)
+# rank, knights b1 g1, bishops c1 f1, rooks a1 h1, queen d1, king e1 (and on the eighth rank).
+cdef u64 HOME_SQUARES[12]
+HOME_SQUARES[:] = [0xFF00ULL, 0x42ULL, 0x24ULL, 0x81ULL, 0x08ULL, 0x10ULL,
+                   0xFF00ULL << 40, 0x42ULL << 56, 0x24ULL << 56, 0x81ULL << 56, 0x08ULL << 56, 0x10ULL << 56]
+
+
+cdef int home_count(const Position* pos) noexcept nogil:
+    """How many of the 32 men stand where they started (both sides): the
+    development clock the phase rule reads instead of the move number, which
+    an EPD or a GUI's FEN may not give (master games: 19 at move 8, 10 at move 16)."""
+    cdef int n = 0, piece
+    for piece in range(12):
+        n += popcount(pos.pieces[piece] & HOME_SQUARES[piece])
+    return n
+
+
+cdef void phase_blend(const Position* pos, int nets, int development, float* w) noexcept nogil:
+    """The trainer's phase_weights (engine/train/td_run.py), for one position.
+    ``development``: the opening is told by home_count, else by the move number
+    (the rule of the nets trained before it)."""
     cdef float end, opening
     if nets == 1:
         w[0] = 1
         return
     end = (12.0 - game_phase(pos)) / 8.0
     end = 0 if end < 0 else (1 if end > 1 else end)
-    opening = (16.0 - pos.fullmove) / 8.0
+    if development:
+        opening = (home_count(pos) - 10.0) / 9.0
+    else:
+        opening = (16.0 - pos.fullmove) / 8.0
     opening = 0 if opening < 0 else (1 if opening > 1 else opening)
     opening *= 1 - end
     w[0] = opening
@@ -165,7 +188,7 @@ cdef float td_output(const TdEval* net, const Position* pos, TdAccumulator* accs
     features_a(pos, dense)
     if net.squares and not incremental:
         n = active_squares(pos, net.squares == 2, active)
-    phase_blend(pos, net.nets, w)
+    phase_blend(pos, net.nets, net.development, w)
     for k in range(net.nets):
         if w[k] > 0:
             if incremental:
@@ -199,10 +222,13 @@ cdef int td_evaluate(const TdEval* net, TdCacheEntry* cache, TdAccumulator* accs
                      const Position* pos) noexcept nogil:
     """The net's score in centipawns for the side to move, through the cache.
 
-    The move number is part of the cache's key as far as the phase blend
-    reads it (up to move 16): the same position early and late is scored apart.
+    Under the move-number phase rule the move number is part of the cache's
+    key as far as the blend reads it (up to move 16): the same position early
+    and late is scored apart.
     """
-    cdef u64 key = pos.key ^ (<u64>(pos.fullmove if pos.fullmove < 16 else 16) * 0x9E3779B97F4A7C15ULL)
+    cdef u64 key = pos.key
+    if not net.development:
+        key ^= <u64>(pos.fullmove if pos.fullmove < 16 else 16) * 0x9E3779B97F4A7C15ULL
     cdef TdCacheEntry* e = &cache[key & (TD_CACHE_SIZE - 1)]
     if e.key == key:
         return e.score

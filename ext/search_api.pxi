@@ -131,10 +131,12 @@ cdef class Searcher:
         """The table's size in MB (the largest power of two of buckets within Hash)."""
         return (self.tt.mask + 1) * sizeof(TTBucket) / (1024 * 1024)
 
-    def set_td(self, squares: str, w1, b1, w2, b2, float cp_scale, bint on_handwritten=False) -> None:
+    def set_td(self, squares: str, w1, b1, w2, b2, float cp_scale, bint on_handwritten=False,
+               bint development=False) -> None:
         """Evaluate with a TD net from now on (engine.nets.TdNet's arrays,
         float32, C order; checked there; TdNet.install calls this).
-        ``on_handwritten``: the net is a correction to the handwritten score.
+        ``on_handwritten``: the net is a correction to the handwritten score;
+        ``development``: its phase rule reads home_count, not the move number.
         Clears the table: its stored evaluations were the other function's."""
         import numpy as np
         cdef int which = square_set(squares)
@@ -173,6 +175,7 @@ cdef class Searcher:
         self.td.inputs = inputs
         self.td.cp_scale = cp_scale
         self.td.on_handwritten = on_handwritten
+        self.td.development = development
         memset(self.s.td_cache, 0, TD_CACHE_SIZE * sizeof(TdCacheEntry))
         self._forget_sums()
         self.s.td = &self.td
