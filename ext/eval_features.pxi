@@ -35,50 +35,6 @@ PAWN_UNITS[:] = [1, 3, 3, 5, 9, 0]      # the thesis's Table 6.2
 cdef u64 CENTRE_BB = (1ULL << 27) | (1ULL << 28) | (1ULL << 35) | (1ULL << 36)
 
 
-cdef inline u64 piece_attacks(int pt, int sq, u64 occ) noexcept nogil:
-    if pt == KNIGHT:
-        return KNIGHT_ATK[sq]
-    if pt == BISHOP:
-        return bishop_attacks(sq, occ)
-    if pt == ROOK:
-        return rook_attacks(sq, occ)
-    if pt == QUEEN:
-        return queen_attacks(sq, occ)
-    return KING_ATK[sq]
-
-
-ctypedef struct SideAttacks:
-    u64 by_type[6]      # squares attacked by each piece type
-    u64 all
-    int n               # the knights, bishops, rooks and queens, one by one:
-    int8_t type[16]
-    int8_t square[16]
-    u64 attacks[16]     # what each attacks (computed once, read by several features)
-
-
-cdef void side_attacks(const Position* pos, int color, SideAttacks* att) noexcept nogil:
-    cdef int pt, sq
-    cdef u64 b, a
-    att.by_type[PAWN] = pawn_attacks_bb(pos.pieces[PAWN + 6 * color], color)
-    att.by_type[KING] = KING_ATK[pos.king[color]]
-    att.n = 0
-    for pt in range(KNIGHT, KING):
-        att.by_type[pt] = 0
-        b = pos.pieces[pt + 6 * color]
-        while b:
-            sq = pop_lsb(&b)
-            a = piece_attacks(pt, sq, pos.all)
-            att.by_type[pt] |= a
-            if att.n < 16:      # set_fen allows at most 15 pieces besides the king
-                att.type[att.n] = pt
-                att.square[att.n] = sq
-                att.attacks[att.n] = a
-                att.n += 1
-    att.all = 0
-    for pt in range(6):
-        att.all |= att.by_type[pt]
-
-
 cdef u64 controlled(const SideAttacks* us, const SideAttacks* them) noexcept nogil:
     """Squares where our least valuable attacker is cheaper than theirs.
 
@@ -196,10 +152,15 @@ cdef void side_features(const Position* pos, int color, const SideAttacks* mine,
 cdef void features_a(const Position* pos, float* f) noexcept nogil:
     """Set A into ``f[0:FEATURES_A]``, from the side to move's view."""
     cdef SideAttacks att[2]
-    cdef int us = pos.stm, them = pos.stm ^ 1, pt
-    cdef float material[2]
     side_attacks(pos, WHITE, &att[WHITE])
     side_attacks(pos, BLACK, &att[BLACK])
+    features_a_with(pos, att, f)
+
+
+cdef void features_a_with(const Position* pos, const SideAttacks* att, float* f) noexcept nogil:
+    """features_a() with both sides' attacks (side_attacks) already at hand."""
+    cdef int us = pos.stm, them = pos.stm ^ 1, pt
+    cdef float material[2]
     side_features(pos, us, &att[us], &att[them], f)
     side_features(pos, them, &att[them], &att[us], f + PER_SIDE)
     for pt in range(2):
