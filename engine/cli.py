@@ -205,7 +205,9 @@ def suite(epd: str, movetime: float, limit: int | None, engine_spec: str, fullmo
 @click.option("--runner", type=click.Choice(["builtin", "cutechess", "fastchess"]), default="builtin",
               show_default=True, help="Who plays the games: this package's runner, or cutechess-cli / fastchess "
                                       "(on PATH or in ~/.local/bin) given the same openings; their PGN is read "
-                                      "back. With them --sprt is judged on the whole match.")
+                                      "back. With --sprt the tool runs its own test and stops the match "
+                                      "(cutechess-cli in its BayesElo model); the report judges the games "
+                                      "it played with this package's test.")
 def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | None, seed: int,
           concurrency: int, adjudicate: bool, pgn: str | None, ponder: bool, depth: int | None,
           sprt: tuple[float, float] | None, sprt_model: str, alpha: float, beta: float, runner: str,
@@ -243,7 +245,7 @@ def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | Non
         import tempfile
         with tempfile.TemporaryDirectory() as work:
             summary = run_external(runner, a, b, boards, base, inc, concurrency, adjudicate,
-                                   depth, Path(work), log=click.echo, nodes=nodes)
+                                   depth, Path(work), log=click.echo, nodes=nodes, sprt=test)
         for i, game in enumerate(summary.games):
             on_game(game, type(summary)(summary.games[:i + 1]))
     click.echo(report(a, b, base, inc, summary, adjudicate, depth, test, nodes))
