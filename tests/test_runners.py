@@ -81,4 +81,5 @@ def test_the_tool_runs_its_own_sprt(tool, tmp_path):
                                    [chess.Board(), OPENING], 0, 0, 1, True, 1, tmp_path, log=said.append,
                                    sprt=Sprt(-10, 10, 0.05, 0.05))
     assert len(summary.games) == 4
+    assert sum(line.startswith(f"{tool}: Finished game") for line in said) == 4       # the live progress
     assert said[-1].startswith(f"{tool}'s own SPRT: ") and "no verdict" not in said[-1], said

@@ -122,11 +122,17 @@ def run_external(tool: str, a: EngineSpec, b: EngineSpec, openings: list[chess.B
     cmd = command(tool, a, b, book, len(openings), base, inc, depth, concurrency, pgn, adjudicate,
                   executable or find(tool), nodes, sprt)
     log("running: " + shlex.join(cmd))
-    done = subprocess.run(cmd, capture_output=True, text=True, cwd=work)     # fastchess leaves config.json there
-    (work / "runner.log").write_text(done.stdout + done.stderr)
+    lines = []
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          cwd=work) as tool_run:        # fastchess leaves config.json where it runs
+        for line in tool_run.stdout:
+            lines.append(line)
+            if line.startswith("Finished game"):        # both tools' line per game: the live progress
+                log(f"{tool}: {line.strip()}")
+    (work / "runner.log").write_text("".join(lines))
     if sprt is not None:
-        said = [line.strip() for line in done.stdout.splitlines() if "SPRT" in line or "LLR" in line]
+        said = [line.strip() for line in lines if "SPRT" in line or "LLR" in line]
         log(f"{tool}'s own SPRT: " + (said[-1] if said else "no verdict printed"))
     if not pgn.exists():
-        raise RuntimeError(f"{tool} wrote no games (exit {done.returncode}); see {work / 'runner.log'}")
+        raise RuntimeError(f"{tool} wrote no games (exit {tool_run.returncode}); see {work / 'runner.log'}")
     return read_games(pgn.read_text(errors="replace"), a, openings)
