@@ -71,6 +71,22 @@ cdef int connected_pairs(const Position* pos, u64 rooks, bint horizontal) noexce
     return pairs
 
 
+cdef inline u64 pawn_captures(u64 pawns, int color, bint left) noexcept nogil:
+    """The squares ``pawns`` attack towards the a-file (``left``) or the h-file."""
+    if left:
+        return (pawns & ~FILE_A_BB) << 7 if color == WHITE else (pawns & ~FILE_A_BB) >> 9
+    return (pawns & ~FILE_H_BB) << 9 if color == WHITE else (pawns & ~FILE_H_BB) >> 7
+
+
+cdef inline u64 pawn_forks_of(u64 pawns, int color, u64 targets) noexcept nogil:
+    """The pawns that attack two of ``targets`` at once."""
+    cdef u64 left = pawn_captures(pawns, color, True) & targets
+    cdef u64 right = pawn_captures(pawns, color, False) & targets
+    if color == WHITE:      # back to the pawns' own squares
+        return (left >> 7) & (right >> 9)
+    return (left << 9) & (right << 7)
+
+
 cdef void side_features(const Position* pos, int color, const SideAttacks* mine,
                         const SideAttacks* theirs, float* f) noexcept nogil:
     """The PER_SIDE features of ``color`` into ``f``."""
@@ -85,7 +101,7 @@ cdef void side_features(const Position* pos, int color, const SideAttacks* mine,
                                | pos.pieces[KING + 6 * them])
     cdef PawnFacts facts
     cdef int mob[6]
-    cdef int horizontal = 0, vertical = 0, pawn_forks = 0, knight_forks = 0, connectivity = 0
+    cdef int horizontal = 0, vertical = 0, knight_forks = 0, connectivity = 0
     for pt in range(6):
         mob[pt] = 0
     f[0] = popcount(pos.pieces[QUEEN + 6 * color])
@@ -117,12 +133,7 @@ cdef void side_features(const Position* pos, int color, const SideAttacks* mine,
     f[13] = popcount(facts.isolated)
     f[14] = popcount(facts.doubled)
     f[15] = popcount(facts.passed)
-    b = pawns
-    while b:
-        sq = pop_lsb(&b)
-        if popcount(PAWN_ATK[color][sq] & big_for_pawn) >= 2:
-            pawn_forks += 1
-    f[16] = pawn_forks
+    f[16] = popcount(pawn_forks_of(pawns, color, big_for_pawn))
     f[17] = knight_forks
     # Our pieces attacked by cheaper enemy pieces (minors count as equals).
     f[18] = popcount(pos.pieces[QUEEN + 6 * color] & (theirs.by_type[PAWN] | theirs.by_type[KNIGHT]
@@ -142,9 +153,9 @@ cdef void side_features(const Position* pos, int color, const SideAttacks* mine,
     for i in range(mine.n):
         connectivity += popcount(mine.attacks[i] & defended)
     connectivity += popcount(KING_ATK[pos.king[color]] & defended)
-    b = pawns
-    while b:
-        connectivity += popcount(PAWN_ATK[color][pop_lsb(&b)] & defended)
+    # each pawn's two captures, one direction at a time: no loop over pawns
+    connectivity += popcount(pawn_captures(pawns, color, True) & defended)
+    connectivity += popcount(pawn_captures(pawns, color, False) & defended)
     f[28] = connectivity
     f[29] = center_distance(pos.king[color])
 
