@@ -205,7 +205,9 @@ def suite(epd: str, movetime: float, limit: int | None, engine_spec: str, fullmo
 @click.option("--runner", type=click.Choice(["builtin", "cutechess", "fastchess"]), default="builtin",
               show_default=True, help="Who plays the games: this package's runner, or cutechess-cli / fastchess "
                                       "(on PATH or in ~/.local/bin) given the same openings; their PGN is read "
-                                      "back. With them --sprt is judged on the whole match.")
+                                      "back. With --sprt the tool runs its own test and stops the match "
+                                      "(cutechess-cli in its BayesElo model); the report judges the games "
+                                      "it played with this package's test.")
 def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | None, seed: int,
           concurrency: int, adjudicate: bool, pgn: str | None, ponder: bool, depth: int | None,
           sprt: tuple[float, float] | None, sprt_model: str, alpha: float, beta: float, runner: str,
@@ -243,7 +245,7 @@ def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | Non
         import tempfile
         with tempfile.TemporaryDirectory() as work:
             summary = run_external(runner, a, b, boards, base, inc, concurrency, adjudicate,
-                                   depth, Path(work), log=click.echo, nodes=nodes)
+                                   depth, Path(work), log=click.echo, nodes=nodes, sprt=test)
         for i, game in enumerate(summary.games):
             on_game(game, type(summary)(summary.games[:i + 1]))
     click.echo(report(a, b, base, inc, summary, adjudicate, depth, test, nodes))
@@ -263,8 +265,11 @@ def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | Non
               help="pairs.json (a rerun resumes from it), crosstable.csv, pairings.csv, standings.csv/.txt/.png.")
 @click.option("--runner", type=click.Choice(["builtin", "cutechess", "fastchess"]), default="builtin",
               show_default=True, help="Who plays the games (see match --runner).")
+@click.option("--cluster", default=None, metavar="ADDRESS",
+              help="Play the game pairs on a Ray cluster (e.g. ray://head:10001; 'local' starts one here).")
 def tournament(engines: tuple[str, ...], gauntlet: bool, games: int, tc: str, depth: int | None,
-               openings: str | None, seed: int, concurrency: int, out: str, runner: str) -> None:
+               openings: str | None, seed: int, concurrency: int, out: str, runner: str,
+               cluster: str | None) -> None:
     """A round robin (or gauntlet) of ENGINES, e.g. nmm nmm:Eval=td gnuchess."""
     from engine.tools import tournament as t
     from engine.tools.engines import parse_spec
@@ -282,9 +287,11 @@ def tournament(engines: tuple[str, ...], gauntlet: bool, games: int, tc: str, de
     folder.mkdir(parents=True, exist_ok=True)
     boards = load_openings(opening_book(openings), (games + 1) // 2, seed)
     if runner != "builtin":
+        if cluster:
+            raise click.BadParameter("a cluster plays with the built-in runner", param_hint="--runner")
         require_runner(runner)
     pairs = t.play(specs, t.schedule(names, gauntlet), boards, *clock(tc), concurrency, depth,
-                   folder / "pairs.json", click.echo, runner)
+                   folder / "pairs.json", click.echo, runner, cluster)
     setting = f"depth {depth}" if depth else f"{tc}"
     click.echo(t.write_reports(folder, pairs, names,
                                f"{'Gauntlet' if gauntlet else 'Round robin'}, {games} games a pairing, {setting}"))
@@ -354,8 +361,10 @@ def sweep(ranges: tuple[str, ...], engine_spec: str, measure: str, depth: int | 
 @click.option("--concurrency", type=int, default=1, show_default=True)
 @click.option("--out", type=click.Path(file_okay=False), default="var/tune", show_default=True,
               help="state.json (a rerun goes on from it), tune.csv, tune.png.")
+@click.option("--cluster", default=None, metavar="ADDRESS",
+              help="Play each step's game pairs on a Ray cluster (e.g. ray://head:10001; 'local' starts one here).")
 def tune(params: tuple[str, ...], engine_spec: str, iterations: int, pairs: int, tc: str, depth: int | None,
-         openings: str | None, seed: int, concurrency: int, out: str) -> None:
+         openings: str | None, seed: int, concurrency: int, out: str, cluster: str | None) -> None:
     """Tune numeric options by games with SPSA: PARAMS are Name=start,min,max,c_end,r_end."""
     import chess.engine
 
@@ -379,7 +388,7 @@ def tune(params: tuple[str, ...], engine_spec: str, iterations: int, pairs: int,
     boards = load_openings(opening_book(openings), min(1000, max(pairs, 200)), seed)
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
-    play = t.play_pairs(spec, boards, pairs, *clock(tc), depth, concurrency, spins, parsed, seed)
+    play = t.play_pairs(spec, boards, pairs, *clock(tc), depth, concurrency, spins, parsed, seed, cluster)
     state = t.tune(parsed, iterations, play, folder / "state.json", seed, click.echo)
     names = [p.name for p in parsed]
     (folder / "tune.csv").write_text("k,result," + ",".join(names) + "\n" + "".join(
@@ -568,17 +577,21 @@ def train_nmm(sets: str, learn_name: str, positions: int, encoding: str, loss: s
 @click.option("--base", type=click.Choice(["none", "handwritten"]), default="none", show_default=True,
               help="handwritten: the net learns a correction to the handwritten evaluation "
                    "(value tanh(hand / 2K + output)), starting from a zero correction.")
+@click.option("--phase", type=click.Choice(["development", "move"]), default="development", show_default=True,
+              help="How the phase nets tell the opening: by the men still on their starting squares, "
+                   "or by the move number (the earlier rule, which a FEN's move 1 fools).")
 @click.option("--seed", type=int, default=1, show_default=True)
 def train_td(games_file: str, out: str, work: str | None, squares: str, nets: str, hidden: int,
              lam: float, lr: float, optimiser: str, games_per_step: int, epochs: int, init: str,
-             init_steps: int, anchor: int, games: int, base: str, seed: int) -> None:
+             init_steps: int, anchor: int, games: int, base: str, phase: str, seed: int) -> None:
     """The TD(lambda) evaluation net from master games (Mannen's thesis, chapter 6)."""
     import json
 
     from engine.train.td_run import TdConfig, train
     config = TdConfig(squares=squares, nets=int(nets), hidden=hidden, lam=lam, lr=lr,
                       optimiser=optimiser, games_per_step=games_per_step, epochs=epochs, init=init,
-                      init_steps=init_steps, anchor=anchor, games=games, seed=seed, base=base)
+                      init_steps=init_steps, anchor=anchor, games=games, seed=seed, base=base,
+                      phase=phase)
     out_path = Path(out)
     summary = train(Path(games_file), out_path, Path(work) if work else out_path.with_suffix(".work"),
                     config, log=click.echo)

@@ -130,6 +130,7 @@ class TdNet:
     cp_scale: float             # cp = 2 * cp_scale * atanh(output)
     info: dict = field(default_factory=dict)
     on_handwritten: bool = False    # a correction: cp = handwritten + 2 * cp_scale * output
+    phase: str = "move"             # the phase rule's opening clock: development, or move (older nets)
 
     @property
     def nets(self) -> int:
@@ -145,11 +146,13 @@ class TdNet:
 
     def install(self, searcher) -> None:
         """Make ``searcher`` (engine._core.Searcher) evaluate with this net."""
-        searcher.set_td(self.squares, self.w1, self.b1, self.w2, self.b2, self.cp_scale, self.on_handwritten)
+        searcher.set_td(self.squares, self.w1, self.b1, self.w2, self.b2, self.cp_scale, self.on_handwritten,
+                        self.phase == "development")
 
     @classmethod
     def from_training(cls, mlps: list, mean: np.ndarray, std: np.ndarray, squares: str,
-                      cp_scale: float, info: dict, on_handwritten: bool = False) -> "TdNet":
+                      cp_scale: float, info: dict, on_handwritten: bool = False,
+                      phase: str = "development") -> "TdNet":
         """Fold (x - mean) / std on the dense inputs into the trained weights."""
         w1, b1, w2, b2 = [], [], [], []
         for m in mlps:
@@ -170,7 +173,7 @@ class TdNet:
                 w2.append(m.w2)
                 b2.append(float(m.b2[0]))
         f32 = lambda a: np.ascontiguousarray(np.array(a), np.float32)  # noqa: E731
-        return cls(squares, f32(w1), f32(b1), f32(w2), f32(b2), float(cp_scale), info, on_handwritten)
+        return cls(squares, f32(w1), f32(b1), f32(w2), f32(b2), float(cp_scale), info, on_handwritten, phase)
 
     def evaluate(self, dense: np.ndarray, active: list[int], weights: np.ndarray) -> float:
         """The blended output for one position (numpy; the engine's is in the core)."""
@@ -189,11 +192,17 @@ class TdNet:
         return out
 
 
+PHASE_RULE_TEXT = {
+    "development": "nets 3: end = clip((12 - phase) / 8), opening = clip((home - 10) / 9) * (1 - end), middle ="
+                   " the rest; home: men on their starting squares (engine/train/td_run.py phase_weights)",
+    "move": "nets 3: end = clip((12 - phase) / 8), opening = clip((16 - fullmove) / 8) * (1 - end), middle ="
+            " the rest (engine/train/td_run.py phase_weights)"}
+
+
 def save_td(net: TdNet, path: Path) -> None:
     header = {"format": FORMAT, "version": VERSION, "kind": "td", "encoding": f"td-{net.squares}",
               "layout": TD_LAYOUT, "inputs": net.inputs, "hidden": net.hidden, "nets": net.nets,
-              "phase_rule": "nets 3: end = clip((12 - phase) / 8), opening = clip((16 - fullmove) / 8)"
-                            " * (1 - end), middle = the rest (engine/train/td_run.py phase_weights)",
+              "phase": net.phase, "phase_rule": PHASE_RULE_TEXT[net.phase],
               "cp_scale": net.cp_scale, "base": "handwritten" if net.on_handwritten else "none",
               "shapes": {"w1": list(net.w1.shape), "b1": list(net.b1.shape), "w2": list(net.w2.shape),
                          "b2": list(net.b2.shape)},
@@ -238,8 +247,11 @@ def load_td(path: Path) -> TdNet:
     base = header.get("base", "none")
     if base not in ("none", "handwritten"):
         raise NetError(f"{path}: base {base!r} is not one this engine knows (none, handwritten)")
-    known = {"format", "version", "kind", "encoding", "layout", "inputs", "hidden", "nets", "phase_rule",
+    phase = header.get("phase", "move")         # files from before the development rule say nothing
+    if phase not in PHASE_RULE_TEXT:
+        raise NetError(f"{path}: phase rule {phase!r} is not one this engine knows ({', '.join(PHASE_RULE_TEXT)})")
+    known = {"format", "version", "kind", "encoding", "layout", "inputs", "hidden", "nets", "phase_rule", "phase",
              "cp_scale", "shapes", "base"}
     f32 = lambda a: np.ascontiguousarray(a, np.float32)  # noqa: E731
     return TdNet(squares, f32(w1), f32(b1), f32(w2), f32(b2), float(scale),
-                 {k: v for k, v in header.items() if k not in known}, base == "handwritten")
+                 {k: v for k, v in header.items() if k not in known}, base == "handwritten", phase)

@@ -71,7 +71,7 @@ class Session:
             Option("Move Overhead", "spin", 50, 0, 5000),
             Option("UCI_Chess960", "check", False, apply=self._set_chess960),
             Option("MoveOrdering", "combo", "history",
-                   choices=("history", "nmm", "straight", "weighted"), apply=configure("ordering")),
+                   choices=("history", "nmm", "straight", "weighted", "chessmaps"), apply=configure("ordering")),
             Option("NMMFile", "string", "nets/nmm.npz", apply=self._set_nmm_file),
             Option("HistoryWeight", "spin", 0, 0, 1_000_000_000, apply=lambda _: self._apply_hhweight()),
             Option("AdaptiveHistoryWeight", "check", False, apply=configure("adaptive")),

@@ -73,6 +73,16 @@ cdef class Board:
         return game_phase(&self.pos)
 
     @property
+    def home(self) -> int:
+        """How many of the 32 men stand on their starting squares: the TD nets'
+        development clock (32 at the start).
+
+        >>> Board().home, Board("4k3/8/8/8/8/8/8/4K3 w - - 0 1").home
+        (32, 2)
+        """
+        return home_count(&self.pos)
+
+    @property
     def fullmove(self) -> int:
         return self.pos.fullmove
 
@@ -208,6 +218,38 @@ cdef class Board:
         if squares != "A":
             n = active_squares(&self.pos, square_set(squares) == 2, idx)
         return [f[i] for i in range(FEATURES_A)], sorted(idx[i] for i in range(n))
+
+    def move_classes(self) -> dict[str, tuple[str, ...]]:
+        """Every legal move's ChessMaps classes (move_classes.pxi): any of
+        "capture", "forced", "forcing", "unsafe"; none is a safe other move.
+
+        >>> Board("4k3/8/8/3p4/8/2N5/8/4K3 w - - 0 1").move_classes()["c3d5"]
+        ('capture',)
+        >>> Board("4k3/8/8/3p4/8/2N5/8/4K3 w - - 0 1").move_classes()["c3b5"]
+        ()
+        """
+        cdef Move moves[MAX_MOVES]
+        cdef int n = generate_moves(&self.pos, moves, GEN_ALL), i, flags
+        cdef u64 hanging = en_prise(&self.pos, self.pos.stm)
+        found = {}
+        for i in range(n):
+            flags = move_class(&self.pos, moves[i], hanging)
+            found[move_to_uci(&self.pos, moves[i])] = tuple(name for bit_, name in MOVE_CLASS_NAMES.items()
+                                                             if flags & bit_)
+        return found
+
+    def control_gain(self, uci: str) -> int:
+        """How much square control (weighted by region) the move's piece gains."""
+        cdef Move m = self._parse(uci)
+        if not m:
+            raise ValueError(f"illegal move {uci!r}")
+        return control_gain(&self.pos, m)
+
+    def square_control(self) -> list[int]:
+        """Per square a1..h8: 1 where White controls it, -1 where Black does, 0 where neither."""
+        cdef int8_t owner[64]
+        square_control(&self.pos, owner)
+        return [owner[i] for i in range(64)]
 
     # --- game state ----------------------------------------------------------
 

@@ -35,50 +35,6 @@ PAWN_UNITS[:] = [1, 3, 3, 5, 9, 0]      # the thesis's Table 6.2
 cdef u64 CENTRE_BB = (1ULL << 27) | (1ULL << 28) | (1ULL << 35) | (1ULL << 36)
 
 
-cdef inline u64 piece_attacks(int pt, int sq, u64 occ) noexcept nogil:
-    if pt == KNIGHT:
-        return KNIGHT_ATK[sq]
-    if pt == BISHOP:
-        return bishop_attacks(sq, occ)
-    if pt == ROOK:
-        return rook_attacks(sq, occ)
-    if pt == QUEEN:
-        return queen_attacks(sq, occ)
-    return KING_ATK[sq]
-
-
-ctypedef struct SideAttacks:
-    u64 by_type[6]      # squares attacked by each piece type
-    u64 all
-    int n               # the knights, bishops, rooks and queens, one by one:
-    int8_t type[16]
-    int8_t square[16]
-    u64 attacks[16]     # what each attacks (computed once, read by several features)
-
-
-cdef void side_attacks(const Position* pos, int color, SideAttacks* att) noexcept nogil:
-    cdef int pt, sq
-    cdef u64 b, a
-    att.by_type[PAWN] = pawn_attacks_bb(pos.pieces[PAWN + 6 * color], color)
-    att.by_type[KING] = KING_ATK[pos.king[color]]
-    att.n = 0
-    for pt in range(KNIGHT, KING):
-        att.by_type[pt] = 0
-        b = pos.pieces[pt + 6 * color]
-        while b:
-            sq = pop_lsb(&b)
-            a = piece_attacks(pt, sq, pos.all)
-            att.by_type[pt] |= a
-            if att.n < 16:      # set_fen allows at most 15 pieces besides the king
-                att.type[att.n] = pt
-                att.square[att.n] = sq
-                att.attacks[att.n] = a
-                att.n += 1
-    att.all = 0
-    for pt in range(6):
-        att.all |= att.by_type[pt]
-
-
 cdef u64 controlled(const SideAttacks* us, const SideAttacks* them) noexcept nogil:
     """Squares where our least valuable attacker is cheaper than theirs.
 
@@ -115,6 +71,22 @@ cdef int connected_pairs(const Position* pos, u64 rooks, bint horizontal) noexce
     return pairs
 
 
+cdef inline u64 pawn_captures(u64 pawns, int color, bint left) noexcept nogil:
+    """The squares ``pawns`` attack towards the a-file (``left``) or the h-file."""
+    if left:
+        return (pawns & ~FILE_A_BB) << 7 if color == WHITE else (pawns & ~FILE_A_BB) >> 9
+    return (pawns & ~FILE_H_BB) << 9 if color == WHITE else (pawns & ~FILE_H_BB) >> 7
+
+
+cdef inline u64 pawn_forks_of(u64 pawns, int color, u64 targets) noexcept nogil:
+    """The pawns that attack two of ``targets`` at once."""
+    cdef u64 left = pawn_captures(pawns, color, True) & targets
+    cdef u64 right = pawn_captures(pawns, color, False) & targets
+    if color == WHITE:      # back to the pawns' own squares
+        return (left >> 7) & (right >> 9)
+    return (left << 9) & (right << 7)
+
+
 cdef void side_features(const Position* pos, int color, const SideAttacks* mine,
                         const SideAttacks* theirs, float* f) noexcept nogil:
     """The PER_SIDE features of ``color`` into ``f``."""
@@ -129,7 +101,7 @@ cdef void side_features(const Position* pos, int color, const SideAttacks* mine,
                                | pos.pieces[KING + 6 * them])
     cdef PawnFacts facts
     cdef int mob[6]
-    cdef int horizontal = 0, vertical = 0, pawn_forks = 0, knight_forks = 0, connectivity = 0
+    cdef int horizontal = 0, vertical = 0, knight_forks = 0, connectivity = 0
     for pt in range(6):
         mob[pt] = 0
     f[0] = popcount(pos.pieces[QUEEN + 6 * color])
@@ -161,12 +133,7 @@ cdef void side_features(const Position* pos, int color, const SideAttacks* mine,
     f[13] = popcount(facts.isolated)
     f[14] = popcount(facts.doubled)
     f[15] = popcount(facts.passed)
-    b = pawns
-    while b:
-        sq = pop_lsb(&b)
-        if popcount(PAWN_ATK[color][sq] & big_for_pawn) >= 2:
-            pawn_forks += 1
-    f[16] = pawn_forks
+    f[16] = popcount(pawn_forks_of(pawns, color, big_for_pawn))
     f[17] = knight_forks
     # Our pieces attacked by cheaper enemy pieces (minors count as equals).
     f[18] = popcount(pos.pieces[QUEEN + 6 * color] & (theirs.by_type[PAWN] | theirs.by_type[KNIGHT]
@@ -186,9 +153,9 @@ cdef void side_features(const Position* pos, int color, const SideAttacks* mine,
     for i in range(mine.n):
         connectivity += popcount(mine.attacks[i] & defended)
     connectivity += popcount(KING_ATK[pos.king[color]] & defended)
-    b = pawns
-    while b:
-        connectivity += popcount(PAWN_ATK[color][pop_lsb(&b)] & defended)
+    # each pawn's two captures, one direction at a time: no loop over pawns
+    connectivity += popcount(pawn_captures(pawns, color, True) & defended)
+    connectivity += popcount(pawn_captures(pawns, color, False) & defended)
     f[28] = connectivity
     f[29] = center_distance(pos.king[color])
 
@@ -196,10 +163,15 @@ cdef void side_features(const Position* pos, int color, const SideAttacks* mine,
 cdef void features_a(const Position* pos, float* f) noexcept nogil:
     """Set A into ``f[0:FEATURES_A]``, from the side to move's view."""
     cdef SideAttacks att[2]
-    cdef int us = pos.stm, them = pos.stm ^ 1, pt
-    cdef float material[2]
     side_attacks(pos, WHITE, &att[WHITE])
     side_attacks(pos, BLACK, &att[BLACK])
+    features_a_with(pos, att, f)
+
+
+cdef void features_a_with(const Position* pos, const SideAttacks* att, float* f) noexcept nogil:
+    """features_a() with both sides' attacks (side_attacks) already at hand."""
+    cdef int us = pos.stm, them = pos.stm ^ 1, pt
+    cdef float material[2]
     side_features(pos, us, &att[us], &att[them], f)
     side_features(pos, them, &att[them], &att[us], f + PER_SIDE)
     for pt in range(2):

@@ -163,24 +163,46 @@ ctypedef struct PawnFacts:
     u64 passed          # no enemy pawn in front on its file or beside, the frontmost of its file
 
 
+cdef inline u64 fill_up(u64 b) noexcept nogil:
+    """``b`` and every square above it on its file."""
+    b |= b << 8
+    b |= b << 16
+    return b | (b << 32)
+
+
+cdef inline u64 fill_down(u64 b) noexcept nogil:
+    b |= b >> 8
+    b |= b >> 16
+    return b | (b >> 32)
+
+
+cdef inline u64 beside(u64 b) noexcept nogil:
+    """The squares left and right of ``b``'s."""
+    return ((b & ~FILE_H_BB) << 1) | ((b & ~FILE_A_BB) >> 1)
+
+
 cdef void pawn_facts(const Position* pos, int color, PawnFacts* facts) noexcept nogil:
-    """Classify ``color``'s pawns; shared by this evaluation and the TD features."""
-    cdef int them = color ^ 1, sq, stop
+    """Classify ``color``'s pawns, all at once with file fills (no loop over
+    pawns); shared by this evaluation and the TD features. "Behind" a set of
+    squares is every square below them on their files, from ``color``'s side."""
+    cdef int them = color ^ 1
     cdef u64 own = pos.pieces[PAWN + 6 * color], enemy = pos.pieces[PAWN + 6 * them]
     cdef u64 enemy_attacks = pawn_attacks_bb(enemy, them)
-    cdef u64 b = own
-    facts.doubled = facts.isolated = facts.backward = facts.passed = 0
-    while b:
-        sq = pop_lsb(&b)
-        stop = sq + (8 if color == WHITE else -8)
-        if FORWARD_FILE[color][sq] & own:
-            facts.doubled |= bit(sq)
-        if not (ADJACENT_FILES[file_of(sq)] & own):
-            facts.isolated |= bit(sq)
-        elif not (BEHIND_SPAN[color][sq] & own) and (enemy_attacks & bit(stop)):
-            facts.backward |= bit(sq)
-        if not (PASSED_SPAN[color][sq] & enemy) and not (FORWARD_FILE[color][sq] & own):
-            facts.passed |= bit(sq)
+    cdef u64 behind_own, supported, blocked, stop_hit
+    if color == WHITE:
+        behind_own = fill_down(own >> 8)                    # an own pawn in front on the file
+        supported = fill_up(beside(own))                    # an own pawn beside or behind, next file
+        blocked = fill_down((enemy | beside(enemy)) >> 8)   # an enemy pawn in front, file or next
+        stop_hit = enemy_attacks >> 8
+    else:
+        behind_own = fill_up(own << 8)
+        supported = fill_down(beside(own))
+        blocked = fill_up((enemy | beside(enemy)) << 8)
+        stop_hit = enemy_attacks << 8
+    facts.doubled = own & behind_own
+    facts.isolated = own & ~beside(fill_up(own) | fill_down(own))
+    facts.backward = own & ~facts.isolated & ~supported & stop_hit
+    facts.passed = own & ~blocked & ~behind_own
 
 
 cdef int eval_pawns(const Position* pos, int color, int* passed_score) noexcept nogil:
@@ -205,39 +227,75 @@ cdef int eval_pawns(const Position* pos, int color, int* passed_score) noexcept 
     return score
 
 
-cdef void eval_pieces(const Position* pos, int color, int* mobility, int* rooks,
-                      int* attack_units, int* attackers) noexcept nogil:
-    """Mobility, rook files, and the attack on the enemy king's zone."""
-    cdef int them = color ^ 1, sq, pt, n
-    cdef u64 own_pawns = pos.pieces[PAWN + 6 * color], enemy_pawns = pos.pieces[PAWN + 6 * them]
-    cdef u64 area = ~(pos.occ[color] | pawn_attacks_bb(enemy_pawns, them))
-    cdef u64 zone = KING_ATK[pos.king[them]] | bit(pos.king[them])
-    cdef u64 b, att
-    cdef int mob = 0, rook = 0, units = 0, count = 0
+cdef inline u64 piece_attacks(int pt, int sq, u64 occ) noexcept nogil:
+    if pt == KNIGHT:
+        return KNIGHT_ATK[sq]
+    if pt == BISHOP:
+        return bishop_attacks(sq, occ)
+    if pt == ROOK:
+        return rook_attacks(sq, occ)
+    if pt == QUEEN:
+        return queen_attacks(sq, occ)
+    return KING_ATK[sq]
+
+
+# What each side's pieces attack, computed once per evaluation and read by
+# the handwritten evaluation (mobility, king attack) and by the TD features.
+ctypedef struct SideAttacks:
+    u64 by_type[6]      # squares attacked by each piece type
+    u64 all
+    int n               # the knights, bishops, rooks and queens, one by one:
+    int8_t type[16]
+    int8_t square[16]
+    u64 attacks[16]     # what each attacks (computed once, read by several features)
+
+
+cdef void side_attacks(const Position* pos, int color, SideAttacks* att) noexcept nogil:
+    cdef int pt, sq
+    cdef u64 b, a
+    att.by_type[PAWN] = pawn_attacks_bb(pos.pieces[PAWN + 6 * color], color)
+    att.by_type[KING] = KING_ATK[pos.king[color]]
+    att.n = 0
     for pt in range(KNIGHT, KING):
+        att.by_type[pt] = 0
         b = pos.pieces[pt + 6 * color]
         while b:
             sq = pop_lsb(&b)
-            if pt == KNIGHT:
-                att = KNIGHT_ATK[sq]
-            elif pt == BISHOP:
-                att = bishop_attacks(sq, pos.all)
-            elif pt == ROOK:
-                att = rook_attacks(sq, pos.all)
-            else:
-                att = queen_attacks(sq, pos.all)
-            n = popcount(att & area)
-            mob += MOBILITY[pt] * (n - MOBILITY_BASE[pt])
-            if att & zone:
-                units += KING_ATTACK_UNITS[pt] * popcount(att & zone)
-                count += 1
-            if pt == ROOK:
-                if not (FILE_BB[file_of(sq)] & own_pawns):
-                    rook += ROOK_OPEN if not (FILE_BB[file_of(sq)] & enemy_pawns) else ROOK_SEMI_OPEN
-                if rank_of(relative_sq(color, sq)) == 6 and (
-                        rank_of(relative_sq(color, pos.king[them])) == 7
-                        or (enemy_pawns & (RANK_1_BB << (48 if color == WHITE else 8)))):
-                    rook += ROOK_SEVENTH
+            a = piece_attacks(pt, sq, pos.all)
+            att.by_type[pt] |= a
+            if att.n < 16:      # set_fen allows at most 15 pieces besides the king
+                att.type[att.n] = pt
+                att.square[att.n] = sq
+                att.attacks[att.n] = a
+                att.n += 1
+    att.all = 0
+    for pt in range(6):
+        att.all |= att.by_type[pt]
+
+
+cdef void eval_pieces(const Position* pos, int color, const SideAttacks* mine, int* mobility, int* rooks,
+                      int* attack_units, int* attackers) noexcept nogil:
+    """Mobility, rook files, and the attack on the enemy king's zone."""
+    cdef int them = color ^ 1, sq, pt, n, i
+    cdef u64 own_pawns = pos.pieces[PAWN + 6 * color], enemy_pawns = pos.pieces[PAWN + 6 * them]
+    cdef u64 area = ~(pos.occ[color] | pawn_attacks_bb(enemy_pawns, them))
+    cdef u64 zone = KING_ATK[pos.king[them]] | bit(pos.king[them])
+    cdef u64 att
+    cdef int mob = 0, rook = 0, units = 0, count = 0
+    for i in range(mine.n):
+        pt, sq, att = mine.type[i], mine.square[i], mine.attacks[i]
+        n = popcount(att & area)
+        mob += MOBILITY[pt] * (n - MOBILITY_BASE[pt])
+        if att & zone:
+            units += KING_ATTACK_UNITS[pt] * popcount(att & zone)
+            count += 1
+        if pt == ROOK:
+            if not (FILE_BB[file_of(sq)] & own_pawns):
+                rook += ROOK_OPEN if not (FILE_BB[file_of(sq)] & enemy_pawns) else ROOK_SEMI_OPEN
+            if rank_of(relative_sq(color, sq)) == 6 and (
+                    rank_of(relative_sq(color, pos.king[them])) == 7
+                    or (enemy_pawns & (RANK_1_BB << (48 if color == WHITE else 8)))):
+                rook += ROOK_SEVENTH
     mobility[0] = mob
     rooks[0] = rook
     attack_units[0] = units
@@ -309,12 +367,20 @@ cdef void material_and_psq(const Position* pos, EvalTrace* trace) noexcept nogil
 
 cdef int evaluate(const Position* pos, EvalTrace* trace) noexcept nogil:
     """Static score in centipawns for the side to move; fills ``trace`` if given."""
+    cdef SideAttacks att[2]
+    side_attacks(pos, WHITE, &att[WHITE])
+    side_attacks(pos, BLACK, &att[BLACK])
+    return evaluate_with(pos, att, trace)
+
+
+cdef int evaluate_with(const Position* pos, const SideAttacks* att, EvalTrace* trace) noexcept nogil:
+    """evaluate() with both sides' attacks (side_attacks) already at hand."""
     cdef int terms[N_TERMS][2]      # packed, each from its own colour's view
     cdef int danger[2]
     cdef int color, t, units, attackers, total, mg, eg, phase, scale, score
     for color in range(2):
         terms[T_PAWNS][color] = eval_pawns(pos, color, &terms[T_PASSED][color])
-        eval_pieces(pos, color, &terms[T_MOBILITY][color], &terms[T_ROOKS][color],
+        eval_pieces(pos, color, &att[color], &terms[T_MOBILITY][color], &terms[T_ROOKS][color],
                     &units, &attackers)
         # What ``color`` aims at the other king is that king's danger.
         danger[color ^ 1] = S(units * units // 2, 0) if attackers >= 2 else 0

@@ -23,7 +23,7 @@
 from libc.math cimport log
 
 cdef enum:
-    TD_CACHE_SIZE = 1 << 16     # entries; a power of two
+    TD_CACHE_SIZE = 1 << 20     # entries (16 MB): a power of two
     TD_MAX_CP = 20000           # below every mate score
     TD_MAX_HIDDEN = 1024        # td_kernel.h's NMM_TD_MAX_HIDDEN
     TD_ACCUMULATORS = 6         # 3 phase nets x 2 sides to move
@@ -41,6 +41,7 @@ ctypedef struct TdEval:
     float* b2               # [net]
     float cp_scale
     int on_handwritten      # the net is a correction: cp = handwritten + 2 K * output
+    int development         # phase rule: the opening by home_count (1) or by the move number (0)
 
 ctypedef struct TdCacheEntry:
     u64 key
@@ -55,15 +56,37 @@ ctypedef struct TdAccumulator:
     float sums[TD_MAX_HIDDEN]
 
 
-cdef void phase_blend(const Position* pos, int nets, float* w) noexcept nogil:
-    """The trainer's phase_weights (engine/train/td_run.py), for one position."""
+# Where each man starts, per colour and type: pawns on the second (seventh)
+# rank, knights b1 g1, bishops c1 f1, rooks a1 h1, queen d1, king e1 (and on the eighth rank).
+cdef u64 HOME_SQUARES[12]
+HOME_SQUARES[:] = [0xFF00ULL, 0x42ULL, 0x24ULL, 0x81ULL, 0x08ULL, 0x10ULL,
+                   0xFF00ULL << 40, 0x42ULL << 56, 0x24ULL << 56, 0x81ULL << 56, 0x08ULL << 56, 0x10ULL << 56]
+
+
+cdef int home_count(const Position* pos) noexcept nogil:
+    """How many of the 32 men stand where they started (both sides): the
+    development clock the phase rule reads instead of the move number, which
+    an EPD or a GUI's FEN may not give (master games: 19 at move 8, 10 at move 16)."""
+    cdef int n = 0, piece
+    for piece in range(12):
+        n += popcount(pos.pieces[piece] & HOME_SQUARES[piece])
+    return n
+
+
+cdef void phase_blend(const Position* pos, int nets, int development, float* w) noexcept nogil:
+    """The trainer's phase_weights (engine/train/td_run.py), for one position.
+    ``development``: the opening is told by home_count, else by the move number
+    (the rule of the nets trained before it)."""
     cdef float end, opening
     if nets == 1:
         w[0] = 1
         return
     end = (12.0 - game_phase(pos)) / 8.0
     end = 0 if end < 0 else (1 if end > 1 else end)
-    opening = (16.0 - pos.fullmove) / 8.0
+    if development:
+        opening = (home_count(pos) - 10.0) / 9.0
+    else:
+        opening = (16.0 - pos.fullmove) / 8.0
     opening = 0 if opening < 0 else (1 if opening > 1 else opening)
     opening *= 1 - end
     w[0] = opening
@@ -78,32 +101,47 @@ cdef extern from "td_kernel.h" nogil:
     void nmm_td_apply(float* sums, const float* w1, int hidden, const int* rows, const float* signs, int n)
 
 
-cdef float td_net_output(const TdEval* net, int k, const float* dense, const int* active,
-                         int n_active, const float* start) noexcept nogil:
-    """Output of phase net ``k`` for the given inputs; ``start``: the hidden
-    sums to add them to (b1, or an accumulator holding the square inputs)."""
-    cdef int i, n = 0, H = net.hidden
-    cdef int rows[FEATURES_A + MAX_ACTIVE]
-    cdef float values[FEATURES_A + MAX_ACTIVE]
+ctypedef struct TdInputs:
+    # The inputs of one position as (row, value) pairs for the kernel: the
+    # non-zero dense features, then (when not kept in an accumulator) the
+    # active squares. Built once per evaluation, read by every phase net.
+    int n
+    int n_dense
+    int rows[FEATURES_A + MAX_ACTIVE]
+    float values[FEATURES_A + MAX_ACTIVE]
+
+
+cdef void td_inputs(const float* dense, const int* active, int n_active, TdInputs* x) noexcept nogil:
+    cdef int i, n = 0
+    for i in range(FEATURES_A):         # most features of a position are 0; no branch to mispredict
+        x.rows[n] = i
+        x.values[n] = dense[i]
+        n += dense[i] != 0
+    x.n_dense = n
+    for i in range(n_active):
+        x.rows[n] = FEATURES_A + active[i]
+        x.values[n] = 1
+        n += 1
+    x.n = n
+
+
+cdef float td_net_output(const TdEval* net, int k, const float* dense, const TdInputs* x,
+                         bint squares, const float* start) noexcept nogil:
+    """Output of phase net ``k``: ``x``'s dense inputs, and its square inputs
+    if ``squares``, added to ``start`` (b1, or an accumulator holding the
+    square inputs); ``dense``: all of set A, for the linear net."""
+    cdef int i, H = net.hidden
     cdef float out
     cdef const float* w2 = &net.w2[k * (H if H else net.inputs)]
     if H == 0:
         out = net.b2[k]
         for i in range(FEATURES_A):
             out += dense[i] * w2[i]
-        for i in range(n_active):
-            out += w2[FEATURES_A + active[i]]
+        for i in range(x.n_dense, x.n):
+            out += w2[x.rows[i]]
         return out
-    for i in range(FEATURES_A):         # most features of a position are 0
-        if dense[i] != 0:
-            rows[n] = i
-            values[n] = dense[i]
-            n += 1
-    for i in range(n_active):
-        rows[n] = FEATURES_A + active[i]
-        values[n] = 1
-        n += 1
-    return nmm_td_kernel(&net.w1[k * net.inputs * H], start, w2, net.b2[k], H, rows, values, n)
+    return nmm_td_kernel(&net.w1[k * net.inputs * H], start, w2, net.b2[k], H, x.rows, x.values,
+                         x.n if squares else x.n_dense)
 
 
 cdef void td_refresh(const TdEval* net, int k, TdAccumulator* acc, const Position* pos) noexcept nogil:
@@ -151,37 +189,40 @@ cdef void td_update(const TdEval* net, int k, TdAccumulator* acc, const Position
         acc.updates += 1
 
 
-cdef float td_output(const TdEval* net, const Position* pos, TdAccumulator* accs) noexcept nogil:
+cdef float td_output(const TdEval* net, const Position* pos, TdAccumulator* accs,
+                     const SideAttacks* att) noexcept nogil:
     """The blended expected result for the side to move. ``accs``: the
     searcher's accumulators (TD_ACCUMULATORS of them), or NULL to sum every
-    input afresh."""
+    input afresh; ``att``: both sides' attacks (side_attacks)."""
     cdef float dense[FEATURES_A]
     cdef int active[MAX_ACTIVE]
     cdef float w[3]
     cdef int n = 0, k
     cdef float out = 0
     cdef TdAccumulator* acc
+    cdef TdInputs x
     cdef bint incremental = accs != NULL and net.hidden > 0 and net.squares > 0
-    features_a(pos, dense)
+    features_a_with(pos, att, dense)
     if net.squares and not incremental:
         n = active_squares(pos, net.squares == 2, active)
-    phase_blend(pos, net.nets, w)
+    td_inputs(dense, active, n, &x)
+    phase_blend(pos, net.nets, net.development, w)
     for k in range(net.nets):
         if w[k] > 0:
             if incremental:
                 acc = &accs[3 * pos.stm + k]
                 td_update(net, k, acc, pos)
-                out += w[k] * td_net_output(net, k, dense, active, 0, acc.sums)
+                out += w[k] * td_net_output(net, k, dense, &x, False, acc.sums)
             else:
-                out += w[k] * td_net_output(net, k, dense, active, n, &net.b1[k * net.hidden])
+                out += w[k] * td_net_output(net, k, dense, &x, True, &net.b1[k * net.hidden])
     return out
 
 
-cdef int td_centipawns(const TdEval* net, const Position* pos, float y) noexcept nogil:
+cdef int td_centipawns(const TdEval* net, const Position* pos, float y, const SideAttacks* att) noexcept nogil:
     """The net's output in centipawns (see the top of the file)."""
     cdef double cp
     if net.on_handwritten:
-        cp = evaluate(pos, NULL) + 2.0 * net.cp_scale * y
+        cp = evaluate_with(pos, att, NULL) + 2.0 * net.cp_scale * y
     else:
         if y > 0.9999:
             y = 0.9999
@@ -199,13 +240,24 @@ cdef int td_evaluate(const TdEval* net, TdCacheEntry* cache, TdAccumulator* accs
                      const Position* pos) noexcept nogil:
     """The net's score in centipawns for the side to move, through the cache.
 
-    The move number is part of the cache's key as far as the phase blend
-    reads it (up to move 16): the same position early and late is scored apart.
+    Under the move-number phase rule the move number is part of the cache's
+    key as far as the blend reads it (up to move 16): the same position early
+    and late is scored apart.
     """
-    cdef u64 key = pos.key ^ (<u64>(pos.fullmove if pos.fullmove < 16 else 16) * 0x9E3779B97F4A7C15ULL)
+    cdef u64 key = pos.key
+    if not net.development:
+        key ^= <u64>(pos.fullmove if pos.fullmove < 16 else 16) * 0x9E3779B97F4A7C15ULL
     cdef TdCacheEntry* e = &cache[key & (TD_CACHE_SIZE - 1)]
     if e.key == key:
         return e.score
     e.key = key
-    e.score = td_centipawns(net, pos, td_output(net, pos, accs))
+    e.score = td_score(net, pos, accs)
     return e.score
+
+
+cdef int td_score(const TdEval* net, const Position* pos, TdAccumulator* accs) noexcept nogil:
+    """The net's score in centipawns for the side to move (no cache)."""
+    cdef SideAttacks att[2]         # read by the features and by the handwritten evaluation
+    side_attacks(pos, WHITE, &att[WHITE])
+    side_attacks(pos, BLACK, &att[BLACK])
+    return td_centipawns(net, pos, td_output(net, pos, accs, att), att)

@@ -131,8 +131,9 @@ cdef Move picker_next(Picker* p, Search* s, int ply) noexcept nogil:
                     return m
             p.stage = STAGE_QUIETS_INIT
         elif p.stage == STAGE_QUIETS_INIT:
-            if s.net == NULL or p.depth < s.opt.nmm_min_depth or not p.net_allowed:
-                score_history(s, p)         # no net, too near the leaves, or an all-node
+            if (s.opt.ordering == ORDER_HISTORY or p.depth < s.opt.nmm_min_depth
+                    or (SCORER_NEEDS_NET[s.opt.ordering] and (s.net == NULL or not p.net_allowed))):
+                score_history(s, p)         # too near the leaves, no net, or an all-node
             else:
                 QUIET_SCORERS[s.opt.ordering](s, p)
             p.cur = p.n_noisy

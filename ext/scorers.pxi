@@ -3,8 +3,9 @@
 # The picker calls the scorer selected by SearchOptions.ordering once per
 # node, when it reaches the quiet moves, to fill p.scores[n_noisy:n] (higher
 # is tried first). Each scorer is a plain C function in QUIET_SCORERS; the
-# net-based ones are used only when a net is loaded and the node is at least
-# nmm_min_depth from the leaves (the picker falls back to history otherwise).
+# costly ones (the nets, ChessMaps) run only at nodes at least nmm_min_depth
+# from the leaves, the net-based ones only with a net loaded (the picker
+# falls back to history otherwise).
 
 ctypedef void (*QuietScorer)(Search* s, Picker* p) noexcept nogil
 
@@ -83,6 +84,26 @@ cdef void score_weighted(Search* s, Picker* p) noexcept nogil:
     p.has_aux = True
 
 
+cdef enum:
+    CM_CLASS_STEP = 1 << 26     # the class decides; inside it the control gain (|gain| < 512)
+    CM_GAIN_STEP = 1 << 16      # then history, clipped below one step of gain
+    CM_HISTORY_MAX = CM_GAIN_STEP - 1
+
+
+cdef void score_chessmaps(Search* s, Picker* p) noexcept nogil:
+    """The ChessMaps order (move_classes.pxi): the class as the paper lists
+    them (safe tactical, safe other, unsafe tactical, unsafe other), inside a
+    class the gain in square control over the regions that matter, then history."""
+    cdef int i, h, side = s.pos.stm
+    cdef u64 hanging = en_prise(&s.pos, side)
+    cdef Move m
+    for i in range(p.n_noisy, p.n):
+        m = p.moves[i]
+        h = s.history[side][move_from(m)][move_to(m)]
+        p.scores[i] = ((3 - class_rank(move_class(&s.pos, m, hanging))) * CM_CLASS_STEP
+                       + control_gain(&s.pos, m) * CM_GAIN_STEP + (h if h < CM_HISTORY_MAX else CM_HISTORY_MAX))
+
+
 cdef void adapt_history_weight(Search* s, Picker* p, Move m) noexcept nogil:
     """A quiet move cut off, but was not tried first: blame the component that
     ranked it lower. If the net liked it more than history did (an nn-miss),
@@ -131,3 +152,7 @@ QUIET_SCORERS[ORDER_HISTORY] = score_history
 QUIET_SCORERS[ORDER_NMM] = score_nmm
 QUIET_SCORERS[ORDER_STRAIGHT] = score_straight
 QUIET_SCORERS[ORDER_WEIGHTED] = score_weighted
+QUIET_SCORERS[ORDER_CHESSMAPS] = score_chessmaps
+
+cdef bint SCORER_NEEDS_NET[N_ORDERINGS]     # the others run without a net
+SCORER_NEEDS_NET[:] = [False, True, True, True, False]

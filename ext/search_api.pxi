@@ -131,10 +131,12 @@ cdef class Searcher:
         """The table's size in MB (the largest power of two of buckets within Hash)."""
         return (self.tt.mask + 1) * sizeof(TTBucket) / (1024 * 1024)
 
-    def set_td(self, squares: str, w1, b1, w2, b2, float cp_scale, bint on_handwritten=False) -> None:
+    def set_td(self, squares: str, w1, b1, w2, b2, float cp_scale, bint on_handwritten=False,
+               bint development=False) -> None:
         """Evaluate with a TD net from now on (engine.nets.TdNet's arrays,
         float32, C order; checked there; TdNet.install calls this).
-        ``on_handwritten``: the net is a correction to the handwritten score.
+        ``on_handwritten``: the net is a correction to the handwritten score;
+        ``development``: its phase rule reads home_count, not the move number.
         Clears the table: its stored evaluations were the other function's."""
         import numpy as np
         cdef int which = square_set(squares)
@@ -173,6 +175,7 @@ cdef class Searcher:
         self.td.inputs = inputs
         self.td.cp_scale = cp_scale
         self.td.on_handwritten = on_handwritten
+        self.td.development = development
         memset(self.s.td_cache, 0, TD_CACHE_SIZE * sizeof(TdCacheEntry))
         self._forget_sums()
         self.s.td = &self.td
@@ -219,7 +222,10 @@ cdef class Searcher:
         evaluates, rather than summing every input afresh."""
         if self.td.b2 == NULL:
             raise ValueError("no TD net is loaded")
-        return td_output(&self.td, &board.pos, self.s.td_acc if incremental else NULL)
+        cdef SideAttacks att[2]
+        side_attacks(&board.pos, WHITE, &att[WHITE])
+        side_attacks(&board.pos, BLACK, &att[BLACK])
+        return td_output(&self.td, &board.pos, self.s.td_acc if incremental else NULL, att)
 
     def set_nmm(self, encoding: str, weights, bias) -> None:
         """Load a Neural MoveMap: ``weights`` as N_OUTPUTS rows of the encoding's
@@ -308,8 +314,9 @@ cdef class Searcher:
 
     def eval_cost(self, Board board, int repeats=10000) -> tuple[float, float, float, float]:
         """Nanoseconds for the handwritten evaluation, for the TD features, for
-        the whole TD evaluation (features and net, no cache) of ``board``, and
-        for one phase net alone."""
+        the whole TD evaluation (features, net, and the handwritten score under
+        a net on handwritten; no cache, no accumulator) of ``board``, and for
+        one phase net alone."""
         if self.td.b2 == NULL:
             raise ValueError("no TD net is loaded")
         cdef float dense[FEATURES_A]
@@ -317,6 +324,7 @@ cdef class Searcher:
         cdef double t0, t1, t2, t3, t4
         cdef int r
         cdef int act[MAX_ACTIVE]
+        cdef TdInputs x
         cdef int n_act = active_squares(&board.pos, self.td.squares == 2, act) if self.td.squares else 0
         features_a(&board.pos, dense)
         with nogil:
@@ -329,11 +337,12 @@ cdef class Searcher:
                 sink += dense[r % FEATURES_A]
             t2 = now_ms()
             for r in range(repeats):
-                sink += td_output(&self.td, &board.pos, NULL)
+                sink += td_score(&self.td, &board.pos, NULL)
             t3 = now_ms()
             for r in range(repeats):
                 dense[0] += 1e-9
-                sink += td_net_output(&self.td, 0, dense, act, n_act, self.td.b1)
+                td_inputs(dense, act, n_act, &x)
+                sink += td_net_output(&self.td, 0, dense, &x, True, self.td.b1)
             t4 = now_ms()
         if sink == 12345.678:
             print(sink)

@@ -8,9 +8,10 @@ cdef enum:
     ORDER_NMM = 1           # the Neural MoveMap alone
     ORDER_STRAIGHT = 2      # the net's best quiet move, then history order
     ORDER_WEIGHTED = 3      # nnscore + hhscore / (hhupdate * hhweight)
-    N_ORDERINGS = 4
+    ORDER_CHESSMAPS = 4     # move classes, then square control, then history (move_classes.pxi)
+    N_ORDERINGS = 5
 
-ORDERING_NAMES = ["history", "nmm", "straight", "weighted"]
+ORDERING_NAMES = ["history", "nmm", "straight", "weighted", "chessmaps"]
 
 ctypedef struct SearchOptions:
     int ordering            # which quiet-move scorer the picker uses

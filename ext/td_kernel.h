@@ -31,6 +31,7 @@
 #if defined(__GNUC__)
 
 typedef float nmm_v8 __attribute__((vector_size(32)));
+typedef int nmm_i8 __attribute__((vector_size(32)));
 #define NMM_LOAD(p) ({ nmm_v8 v_; memcpy(&v_, (p), sizeof v_); v_; })
 #define NMM_STORE(p, v) do { nmm_v8 s_ = (v); memcpy((p), &s_, sizeof s_); } while (0)
 #define NMM_SPLAT(x) ((nmm_v8){(x), (x), (x), (x), (x), (x), (x), (x)})
@@ -64,8 +65,16 @@ static float nmm_td_kernel(const float *w1, const float *b1, const float *w2, fl
             a0 += NMM_SPLAT(values[j]) * NMM_LOAD(w1 + (long)rows[j] * hidden + h);
         NMM_STORE(z + h, a0);
     }
-    for (h = 0; h < hidden; h++)
-        out += w2[h] * z[h] / (1.0f + fabsf(z[h]));
+    {   /* x / (1 + |x|) and the output, 8 units at a time: 8 divisions in one instruction */
+        nmm_v8 acc = NMM_SPLAT(0.0f), one = NMM_SPLAT(1.0f);
+        for (h = 0; h < hidden; h += 8) {
+            nmm_v8 v = NMM_LOAD(z + h);
+            nmm_v8 a = (nmm_v8)((nmm_i8)v & 0x7fffffff);      /* |v|: the sign bit cleared */
+            acc += NMM_LOAD(w2 + h) * (v / (one + a));
+        }
+        for (j = 0; j < 8; j++)
+            out += acc[j];
+    }
     return out;
 }
 

@@ -55,3 +55,31 @@ def test_a_short_match_through_the_tool(tool, tmp_path):
                                    1, tmp_path, log=lambda *a: None)
     assert len(summary.games) == 4 and len(summary.pairs()) == 2
     assert all(g.forfeit_by is None and g.illegal_by is None and g.crash_by is None for g in summary.games)
+
+
+def test_the_sprt_goes_to_the_tool():
+    from engine.tools.sprt import Sprt
+    nmm = parse_spec("nmm")
+    test = Sprt(0, 5, 0.05, 0.1, "logistic")
+    fast = runners.command("fastchess", nmm, nmm, Path("o.epd"), 2, 10, 0.1, None, 1, Path("g.pgn"), True,
+                           sprt=test)
+    assert fast[fast.index("-sprt"):][:6] == ["-sprt", "elo0=0", "elo1=5", "alpha=0.05", "beta=0.1",
+                                              "model=logistic"]
+    cute = runners.command("cutechess", nmm, nmm, Path("o.epd"), 2, 10, 0.1, None, 1, Path("g.pgn"), True,
+                           sprt=test)
+    assert cute[cute.index("-sprt"):] == ["-sprt", "elo0=0", "elo1=5", "alpha=0.05", "beta=0.1"]
+
+
+@pytest.mark.parametrize("tool", ["cutechess", "fastchess"])
+def test_the_tool_runs_its_own_sprt(tool, tmp_path):
+    """A test the games cannot decide in four: the tool plays them all, and says where its test stands."""
+    if runners.find(tool) is None:
+        pytest.skip(f"{runners.BINARIES[tool]} is not installed (../shared/tools/build-match-tools.sh builds it)")
+    from engine.tools.sprt import Sprt
+    said = []
+    summary = runners.run_external(tool, parse_spec("nmm"), parse_spec("nmm:NullMove=false"),
+                                   [chess.Board(), OPENING], 0, 0, 1, True, 1, tmp_path, log=said.append,
+                                   sprt=Sprt(-10, 10, 0.05, 0.05))
+    assert len(summary.games) == 4
+    assert sum(line.startswith(f"{tool}: Finished game") for line in said) == 4       # the live progress
+    assert said[-1].startswith(f"{tool}'s own SPRT: ") and "no verdict" not in said[-1], said

@@ -13,16 +13,16 @@ from engine._core import Board, Searcher
 from engine.data import td as td_data
 from engine.nets import NetError, TdNet, load_td, save_td
 from engine.train import td_run
-from engine.train.td_run import TdConfig, phase_weights
+from engine.train.td_run import TdConfig, rule_weights
 from tests.uci_client import Engine, errors_in
 
 
-def random_net(squares: str, nets: int, hidden: int, seed: int = 1) -> TdNet:
+def random_net(squares: str, nets: int, hidden: int, seed: int = 1, phase: str = "move") -> TdNet:
     rng = np.random.default_rng(seed)
     inputs = 62 + {"A": 0, "B": 224, "C": 736}[squares]
     f = lambda *shape: rng.standard_normal(shape).astype(np.float32) * 0.05  # noqa: E731
     return TdNet(squares, f(nets, inputs, hidden), f(nets, hidden), f(nets, hidden if hidden else inputs),
-                 f(nets), 250.0, {"feature_mean": [0.0] * 62})
+                 f(nets), 250.0, {"feature_mean": [0.0] * 62}, False, phase)
 
 
 def game_positions(count: int, seed: int = 5) -> list[chess.Board]:
@@ -35,15 +35,18 @@ def game_positions(count: int, seed: int = 5) -> list[chess.Board]:
     return out
 
 
-@pytest.mark.parametrize("squares,nets,hidden", [("A", 1, 0), ("B", 3, 8), ("C", 3, 16), ("B", 1, 40)])
-def test_core_output_equals_numpy(squares, nets, hidden):
-    net = random_net(squares, nets, hidden)
+@pytest.mark.parametrize("squares,nets,hidden,phase", [("A", 1, 0, "move"), ("B", 3, 8, "move"),
+                                                       ("C", 3, 16, "development"), ("B", 1, 40, "development"),
+                                                       ("B", 3, 8, "development")])
+def test_core_output_equals_numpy(squares, nets, hidden, phase):
+    net = random_net(squares, nets, hidden, phase=phase)
     searcher = Searcher(hash_mb=1)
-    searcher.set_td(net.squares, net.w1, net.b1, net.w2, net.b2, net.cp_scale)
+    net.install(searcher)
     for board in game_positions(300):
         core = Board(board.fen())
         values, active = core.td_features(squares)
-        weights = phase_weights(np.array([core.phase]), np.array([board.fullmove_number]), nets)[0]
+        weights = rule_weights(phase, np.array([core.phase]), nets, np.array([core.home]),
+                               np.array([board.fullmove_number]))[0]
         expected = net.evaluate(np.array(values, np.float32), active, weights)
         assert abs(searcher.td_output(core) - expected) < 1e-4
         cp = searcher.evaluate(core)
@@ -114,10 +117,33 @@ def test_phase_blend_of_core_and_trainer_agree():
     assert abs(searcher.td_output(board) - only_end) < 1e-5
 
 
+def test_home_count_by_hand_and_from_the_training_layout():
+    """Board.home (the development clock) counted by hand, and equal to the
+    trainer's count from set C's active inputs, with either side to move."""
+    assert Board().home == 32
+    assert Board("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1").home == 31
+    assert Board("r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQ1RK1 w kq - 6 5").home == 23
+    assert Board("4k3/8/8/8/8/8/8/3K4 w - - 0 1").home == 1
+    assert Board("RNBQKBNR/8/8/8/8/8/8/rnbqkbnr w - - 0 1").home == 0      # every man on the wrong side
+    boards = [Board(b.fen()) for b in game_positions(400, seed=8)]
+    active = np.full((len(boards), 32), -1, np.int16)
+    for i, board in enumerate(boards):
+        found = board.td_features("C")[1]
+        active[i, :len(found)] = found
+    assert td_data.home_of_active(active).tolist() == [b.home for b in boards]
+
+
 def test_files_are_checked(tmp_path):
     good = tmp_path / "good.npz"
     save_td(random_net("B", 3, 8), good)
-    assert load_td(good).squares == "B"
+    assert load_td(good).squares == "B" and load_td(good).phase == "move"
+    older = tmp_path / "older.npz"         # files from before the development rule carry no "phase"
+    with np.load(good) as f:
+        arrays = {k: f[k] for k in f.files}
+    header = json.loads(str(arrays.pop("header")))
+    del header["phase"]
+    np.savez(older, header=np.array(json.dumps(header)), **arrays)
+    assert load_td(older).phase == "move"
     with pytest.raises(NetError, match="no weight file"):
         load_td(tmp_path / "missing.npz")
     (tmp_path / "junk.npz").write_bytes(b"not a zip at all")
@@ -141,6 +167,7 @@ def test_files_are_checked(tmp_path):
         "scale": (lambda h, a: h.update(cp_scale=0), "cp_scale"),
         "encoding": (lambda h, a: h.update(encoding="td-Z"), "does not know"),
         "base": (lambda h, a: h.update(base="stockfish"), "base"),
+        "phase": (lambda h, a: h.update(phase="moon"), "phase rule"),
     }
     for name, (change, message) in cases.items():
         with pytest.raises(NetError, match=message):

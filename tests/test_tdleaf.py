@@ -18,11 +18,12 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 def test_the_leaf_is_where_the_principal_variation_ends():
     # White takes the queen on d5: the leaf is Black to move, a rook down and nothing else.
     board = Board("4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1")
-    (dense, active, stm, phase, fullmove, trusted, hand), found = leaf_row(Searcher(hash_mb=1), board, 1, "C")
+    (dense, active, stm, phase, fullmove, trusted, hand, home), found = leaf_row(Searcher(hash_mb=1), board, 1, "C")
     assert found["bestmove"] == "d2d5" and found["line"]["pv"][0] == "d2d5"
     ours, theirs = dense[:5], dense[30:35]          # Q R B N P of the leaf's side to move, then the other's
     assert stm == 1 and list(ours) == [0, 0, 0, 0, 0] and list(theirs) == [0, 1, 0, 0, 0]
     assert trusted and fullmove == 1 and len([a for a in active if a >= 0]) == 3
+    assert home == 2                            # the kings on e1 and e8
     assert hand < -300                          # Black's view: a rook down
 
 

@@ -1,6 +1,8 @@
 """nmm-chess tournament: a gauntlet through the command line, its files, and its resume."""
 import json
 
+import pytest
+
 from click.testing import CliRunner
 
 from engine.cli import main
@@ -41,3 +43,38 @@ def test_a_match_at_fixed_nodes_says_so_in_its_games():
     summary = run_match(nmm, nmm, [chess.Board()], 0, 0, nodes=300)
     assert len(summary.games) == 2 and all('[TimeControl "nodes 300"]' in g.pgn for g in summary.games)
     assert "2 games at nodes 300" in report(nmm, nmm, 0, 0, summary, True, nodes=300)
+
+
+def test_a_local_ray_cluster_plays_what_the_local_runner_plays(tmp_path):
+    """Game pairs as Ray units give the local runner's scores (fixed depth:
+    the games are the same), and a pair saved before a crash is kept, not replayed."""
+    pytest.importorskip("ray")
+    openings = tmp_path / "openings.epd"
+    openings.write_text("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -\n"
+                        "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq -\n")
+    args = ["tournament", "nmm", "nmm:NullMove=false", "nmm:MoveOrdering=nmm", "--games", "4", "--depth", "2",
+            "--openings", str(openings)]
+    assert CliRunner().invoke(main, args + ["--out", str(tmp_path / "here")]).exit_code == 0
+    on_ray = tmp_path / "ray"
+    on_ray.mkdir()
+    (on_ray / "units.json").write_text(json.dumps({"nmm vs nmm(NullMove=false)#1": [0.0, 0.0]}))
+    result = CliRunner().invoke(main, args + ["--out", str(on_ray), "--cluster", "local"])
+    assert result.exit_code == 0, result.output
+    here = json.loads((tmp_path / "here" / "pairs.json").read_text())
+    there = json.loads((on_ray / "pairs.json").read_text())
+    assert sorted(here) == sorted(there) and len(there) == 3
+    assert there["nmm vs nmm(NullMove=false)"][2:] == [0.0, 0.0]          # the saved pair, as saved
+    for pairing in here:
+        if pairing != "nmm vs nmm(NullMove=false)":
+            assert there[pairing] == here[pairing]
+    assert there["nmm vs nmm(NullMove=false)"][:2] == here["nmm vs nmm(NullMove=false)"][:2]
+
+
+def test_a_unit_finds_our_engine_on_the_machine_that_runs_it():
+    import sys
+
+    from engine.tools.engines import EngineSpec, here, parse_spec
+    assert here(parse_spec("nmm:Hash=8")) == parse_spec("nmm:Hash=8")
+    moved = here(EngineSpec("nmm", ["/head/python", "/head/clone/uci_main.py"], {"Hash": "8"}))
+    assert moved.command == [sys.executable, "-m", "engine.cli"] and moved.options == {"Hash": "8"}
+    assert here(EngineSpec("gnuchess", ["/elsewhere/gnuchess"])).command[0] == "/usr/games/gnuchess"

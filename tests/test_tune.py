@@ -71,3 +71,17 @@ def test_a_short_real_tuning_run(tmp_path):
     assert "tuned: NMMMinDepth=" in result.output
     bad = CliRunner().invoke(main, ["tune", "NoSuchOption=3,0,10,1,0.05", "--out", str(out / "x")])
     assert bad.exit_code != 0 and "no option NoSuchOption" in bad.output
+
+
+def test_a_tuning_step_on_a_local_ray_cluster(tmp_path):
+    pytest.importorskip("ray")
+    openings = tmp_path / "o.epd"
+    openings.write_text("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -\n"
+                        "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq -\n")
+    args = ["tune", "NMMMinDepth=3,0,10,2,0.05", "--iterations", "2", "--pairs", "2", "--depth", "2",
+            "--openings", str(openings)]
+    assert CliRunner().invoke(main, args + ["--out", str(tmp_path / "here")]).exit_code == 0
+    result = CliRunner().invoke(main, args + ["--out", str(tmp_path / "ray"), "--cluster", "local"])
+    assert result.exit_code == 0, result.output
+    here, there = (json.loads((tmp_path / d / "state.json").read_text()) for d in ("here", "ray"))
+    assert there["k"] == 2 and there["history"] == here["history"]      # fixed depth: the same games

@@ -156,6 +156,23 @@ def c_to_b() -> np.ndarray:
     return table
 
 
+def home_squares_c() -> np.ndarray:
+    """(737,) bool: the set C inputs of men on their starting squares (index 736: the pad)."""
+    mask = np.zeros(2 * 368 + 1, bool)
+    for side, rank1 in ((0, 0), (1, 56)):           # ours from rank 1, theirs from rank 8 (side to move's view)
+        pawns = 8 if side == 0 else 48
+        mask[side * 368 + pawns - 8 + np.arange(8)] = True
+        for k, files in enumerate(((1, 6), (2, 5), (0, 7), (3,), (4,))):       # N B R Q K
+            mask[[side * 368 + 48 + k * 64 + rank1 + f for f in files]] = True
+    return mask
+
+
+def home_of_active(active_c: np.ndarray) -> np.ndarray:
+    """Men on their starting squares (Board.home) from active indices in set C's layout."""
+    mask = home_squares_c()
+    return mask[np.where(active_c >= 0, active_c, len(mask) - 1)].sum(1).astype(np.int16)
+
+
 def to_set(active_c: np.ndarray, squares: str) -> np.ndarray:
     """Active indices in set C's layout -> those of ``squares`` (-1 pads)."""
     if squares == "C":

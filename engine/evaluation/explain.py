@@ -11,7 +11,7 @@ import numpy as np
 
 from engine._core import FEATURE_NAMES, Board
 from engine.nets import TdNet
-from engine.train.td_run import PHASE_NAMES, phase_weights
+from engine.train.td_run import PHASE_NAMES, rule_weights
 
 PIECES = ["pawn", "knight", "bishop", "rook", "queen", "king"]
 
@@ -31,7 +31,8 @@ def explain(net: TdNet, board: Board, output: float, cp: int, top: int = 8) -> l
     """The report's lines; ``output`` and ``cp``: the core's net output and score here."""
     values, active = board.td_features(net.squares)
     dense = np.array(values, np.float32)
-    weights = phase_weights(np.array([board.phase]), np.array([board.fullmove]), net.nets)[0]
+    weights = rule_weights(net.phase, np.array([board.phase]), net.nets, np.array([board.home]),
+                           np.array([board.fullmove]))[0]
     base = net.evaluate(dense, active, weights)
     mean = np.array(net.info.get("feature_mean", np.zeros(len(dense))), np.float32)
     effects = []
@@ -46,7 +47,7 @@ def explain(net: TdNet, board: Board, output: float, cp: int, top: int = 8) -> l
     effects.sort(key=lambda e: -abs(e[0]))
     blend = ", ".join(f"{name} {w:.2f}" for name, w in zip(PHASE_NAMES, weights)) if net.nets == 3 else "one net"
     lines = [f"TD net: {net.squares} features, {net.nets} net(s) of {net.hidden} hidden units",
-             f"phase {board.phase}/24, move {board.fullmove}: {blend}",
+             f"phase {board.phase}/24, {board.home} men at home, move {board.fullmove} ({net.phase} rule): {blend}",
              (f"output {output:+.4f} (a correction to the handwritten score, side to move's view): "
               f"{cp / 100:+.2f} pawns in all (scale K {net.cp_scale:.1f})" if net.on_handwritten else
               f"output {output:+.4f} (expected result for the side to move) = {cp / 100:+.2f} pawns "

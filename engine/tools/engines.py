@@ -36,6 +36,20 @@ class EngineSpec:
         return f"{self.name}({', '.join(f'{k}={v}' for k, v in self.options.items())})"
 
 
+def here(spec: EngineSpec) -> EngineSpec:
+    """``spec`` with its command found on this machine: a unit of work that a
+    Ray worker runs was described on the head, whose paths (this repository,
+    the head's Python) the worker may not have. Our engine is then started as
+    ``python -m engine.cli`` (the package travels with the job); a Debian
+    engine by its name; any other command as given."""
+    command = spec.command
+    if spec.name == "nmm" and not Path(spec.command[-1]).exists():
+        command = [sys.executable, "-m", "engine.cli"]
+    elif spec.name in KNOWN and spec.name != "nmm":
+        command = KNOWN[spec.name]
+    return EngineSpec(spec.name, list(command), dict(spec.options))
+
+
 def parse_spec(spec: str) -> EngineSpec:
     """``stockfish:UCI_Elo=2000`` -> EngineSpec('stockfish', [...], {'UCI_Elo': '2000'})."""
     name, _, opts = spec.partition(":")

@@ -27,7 +27,7 @@ import chess
 import chess.engine
 import chess.pgn
 
-from engine.tools.engines import EngineSpec
+from engine.tools.engines import EngineSpec, here
 from engine.tools.sprt import Sprt, los, normalized_elo, pentanomial, score_elo
 
 MAX_PLIES = 600
@@ -270,6 +270,42 @@ def run_match(a: EngineSpec, b: EngineSpec, openings: list[chess.Board], base: f
     for t in threads:
         t.join()
     return summary
+
+
+@dataclass(frozen=True)
+class PairUnit:
+    """One opening played with both colours: the unit of work that a
+    tournament or a tuning step sends to a process pool or a Ray cluster."""
+    a: EngineSpec
+    b: EngineSpec
+    fen: str                    # the opening's start position
+    moves: tuple[str, ...]      # and its moves (kept for the PGN)
+    base: float
+    inc: float
+    depth: int | None = None
+    nodes: int | None = None
+    adjudicate: bool = True
+
+    @classmethod
+    def of(cls, a: EngineSpec, b: EngineSpec, opening: chess.Board, base: float, inc: float,
+           depth: int | None = None, nodes: int | None = None, adjudicate: bool = True) -> "PairUnit":
+        root = opening.root()
+        return cls(a, b, root.fen(), tuple(m.uci() for m in opening.move_stack), base, inc, depth, nodes,
+                   adjudicate)
+
+    def opening(self) -> chess.Board:
+        board = chess.Board(self.fen)
+        for move in self.moves:
+            board.push_uci(move)
+        return board
+
+
+def play_pair(unit: PairUnit) -> list[GameResult]:
+    """The two games of ``unit`` (A white, then A black), on the machine that
+    runs it (engine/tools/workpool.py)."""
+    summary = run_match(here(unit.a), here(unit.b), [unit.opening()], unit.base, unit.inc, 1, unit.adjudicate,
+                        depth=unit.depth, nodes=unit.nodes)
+    return sorted(summary.games, key=lambda g: not g.a_white)
 
 
 def limit_text(base: float, inc: float, depth: int | None = None, nodes: int | None = None) -> str:

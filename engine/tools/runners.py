@@ -33,6 +33,7 @@ import chess.pgn
 
 from engine.tools.engines import EngineSpec
 from engine.tools.match import GameResult, MatchSummary
+from engine.tools.sprt import Sprt
 
 RUNNERS = ("builtin", "cutechess", "fastchess")
 BINARIES = {"cutechess": "cutechess-cli", "fastchess": "fastchess"}
@@ -60,8 +61,11 @@ def engine_args(tool: str, spec: EngineSpec) -> list[str]:
 
 def command(tool: str, a: EngineSpec, b: EngineSpec, openings: Path, rounds: int, base: float, inc: float,
             depth: int | None, concurrency: int, pgn: Path, adjudicate: bool,
-            executable: str | None = None, nodes: int | None = None) -> list[str]:
-    """The command line for ``rounds`` openings, each with both colours."""
+            executable: str | None = None, nodes: int | None = None, sprt: Sprt | None = None) -> list[str]:
+    """The command line for ``rounds`` openings, each with both colours;
+    with ``sprt`` the tool stops the match itself once its own test decides
+    (fastchess: the same model and bounds; cutechess-cli: the same bounds read
+    in its BayesElo model, the only one it has)."""
     fixed = [f"depth={depth}"] * bool(depth) + [f"nodes={nodes}"] * bool(nodes)
     limit = ["tc=inf"] + fixed if fixed else [f"tc={base:g}+{inc:g}"]
     pgn_args = [f"file={pgn}"] if tool == "fastchess" else [str(pgn)]
@@ -72,6 +76,9 @@ def command(tool: str, a: EngineSpec, b: EngineSpec, openings: Path, rounds: int
     if adjudicate:
         cmd += ["-resign", "movecount=4", "score=1000", "twosided=true",
                 "-draw", "movenumber=40", "movecount=8", "score=10"]
+    if sprt is not None:
+        cmd += ["-sprt", f"elo0={sprt.elo0:g}", f"elo1={sprt.elo1:g}", f"alpha={sprt.alpha:g}",
+                f"beta={sprt.beta:g}"] + [f"model={sprt.model}"] * (tool == "fastchess")
     return cmd
 
 
@@ -101,8 +108,10 @@ def read_games(text: str, a: EngineSpec, openings: list[chess.Board]) -> MatchSu
 
 def run_external(tool: str, a: EngineSpec, b: EngineSpec, openings: list[chess.Board], base: float,
                  inc: float, concurrency: int, adjudicate: bool, depth: int | None, work: Path,
-                 executable: str | None = None, log=print, nodes: int | None = None) -> MatchSummary:
-    """Play the match with cutechess-cli or fastchess; the games read back from its PGN."""
+                 executable: str | None = None, log=print, nodes: int | None = None,
+                 sprt: Sprt | None = None) -> MatchSummary:
+    """Play the match with cutechess-cli or fastchess; the games read back from
+    its PGN; the tool's own SPRT lines, if ``sprt``, passed to ``log``."""
     if a.name == b.name:        # the tools tell the players apart by name
         b = EngineSpec(b.name + "-2", b.command, b.options)
     work = work.resolve()
@@ -111,10 +120,19 @@ def run_external(tool: str, a: EngineSpec, b: EngineSpec, openings: list[chess.B
     book.write_text("".join(board.epd() + "\n" for board in openings))
     pgn.unlink(missing_ok=True)
     cmd = command(tool, a, b, book, len(openings), base, inc, depth, concurrency, pgn, adjudicate,
-                  executable or find(tool), nodes)
+                  executable or find(tool), nodes, sprt)
     log("running: " + shlex.join(cmd))
-    done = subprocess.run(cmd, capture_output=True, text=True, cwd=work)     # fastchess leaves config.json there
-    (work / "runner.log").write_text(done.stdout + done.stderr)
+    lines = []
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          cwd=work) as tool_run:        # fastchess leaves config.json where it runs
+        for line in tool_run.stdout:
+            lines.append(line)
+            if line.startswith("Finished game"):        # both tools' line per game: the live progress
+                log(f"{tool}: {line.strip()}")
+    (work / "runner.log").write_text("".join(lines))
+    if sprt is not None:
+        said = [line.strip() for line in lines if "SPRT" in line or "LLR" in line]
+        log(f"{tool}'s own SPRT: " + (said[-1] if said else "no verdict printed"))
     if not pgn.exists():
-        raise RuntimeError(f"{tool} wrote no games (exit {done.returncode}); see {work / 'runner.log'}")
+        raise RuntimeError(f"{tool} wrote no games (exit {tool_run.returncode}); see {work / 'runner.log'}")
     return read_games(pgn.read_text(errors="replace"), a, openings)

@@ -32,7 +32,7 @@ from pathlib import Path
 import chess
 import chess.engine
 
-from engine.tools.engines import EngineSpec
+from engine.tools.engines import EngineSpec, here
 
 
 def parse_range(text: str) -> tuple[str, list[str]]:
@@ -70,7 +70,7 @@ def key_of(point: dict[str, str]) -> str:
 
 def nodes_to_depth(spec: EngineSpec, point: dict[str, str], fens: list[str], depth: int) -> dict:
     """Total nodes to ``depth`` over ``fens`` with the point's options set."""
-    engine = chess.engine.SimpleEngine.popen_uci(spec.command)
+    engine = chess.engine.SimpleEngine.popen_uci(here(spec).command)      # on the machine that measures
     try:
         engine.configure({**spec.options, **point})
         total = 0
@@ -86,8 +86,8 @@ def nodes_to_depth(spec: EngineSpec, point: dict[str, str], fens: list[str], dep
 def match_against(spec: EngineSpec, point: dict[str, str], opponent: EngineSpec, openings: list[chess.Board],
                   base: float, inc: float, concurrency: int, depth: int | None) -> dict:
     from engine.tools.match import run_match
-    player = EngineSpec(spec.name, spec.command, {**spec.options, **point})
-    summary = run_match(player, opponent, openings, base, inc, concurrency, True, depth=depth)
+    player = here(EngineSpec(spec.name, spec.command, {**spec.options, **point}))
+    summary = run_match(player, here(opponent), openings, base, inc, concurrency, True, depth=depth)
     score, elo, error = summary.elo()
     return {"games": len(summary.games), "score": score, "elo": elo, "error": error}
 

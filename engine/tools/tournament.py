@@ -107,11 +107,21 @@ def load_pairs(store: Path) -> dict[str, list[float]]:
     return {(k if SEPARATOR in k else k.replace("-", SEPARATOR, 1)): v for k, v in pairs.items()}
 
 
+def save_json(path: Path, value) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(value))
+    tmp.replace(path)                       # atomic: a kill never leaves half a file
+
+
 def play(specs: dict[str, EngineSpec], pairings: list[tuple[str, str]], openings: list[chess.Board],
          base: float, inc: float, concurrency: int, depth: int | None, store: Path,
-         log: Callable[[str], None] = print, runner: str = "builtin") -> dict[str, list[float]]:
+         log: Callable[[str], None] = print, runner: str = "builtin",
+         cluster: str | None = None) -> dict[str, list[float]]:
     """Play the pairings not yet in ``store``, saving each as it finishes;
-    ``runner``: builtin, cutechess or fastchess (engine/tools/runners.py)."""
+    ``runner``: builtin, cutechess or fastchess (engine/tools/runners.py);
+    ``cluster``: game pairs as units on a Ray cluster (play_units)."""
+    if cluster:
+        return play_units(specs, pairings, openings, base, inc, depth, store, log, cluster)
     pairs = load_pairs(store)
     for a, b in pairings:
         key = f"{a}{SEPARATOR}{b}"
@@ -124,10 +134,43 @@ def play(specs: dict[str, EngineSpec], pairings: list[tuple[str, str]], openings
             summary = run_external(runner, specs[a], specs[b], openings, base, inc, concurrency, True, depth,
                                    store.parent / "runner", log=log)
         pairs[key] = [g.a_score for g in summary.games]
-        tmp = store.with_suffix(".tmp")
-        tmp.write_text(json.dumps(pairs))
-        tmp.replace(store)                  # atomic: a kill never leaves half a file
+        save_json(store, pairs)
         log(f"{a} vs {b}: {sum(pairs[key]):g}-{len(pairs[key]) - sum(pairs[key]):g}")
+    return pairs
+
+
+def play_units(specs: dict[str, EngineSpec], pairings: list[tuple[str, str]], openings: list[chess.Board],
+               base: float, inc: float, depth: int | None, store: Path, log: Callable[[str], None],
+               cluster: str) -> dict[str, list[float]]:
+    """Every game pair (one opening, both colours) of the pairings not yet in
+    ``store`` as a unit of engine/tools/workpool.py. Each finished pair is
+    saved at once in ``units.json`` beside ``store``, and a pairing whose
+    pairs are all in moves to ``store``: a lost worker's pair is played
+    again, a finished one is never played or counted twice."""
+    from engine.tools.match import PairUnit, play_pair
+    from engine.tools.workpool import run_units
+    pairs = load_pairs(store)
+    unit_store = store.with_name("units.json")
+    done: dict[str, list[float]] = json.loads(unit_store.read_text()) if unit_store.exists() else {}
+    keys = {f"{a}{SEPARATOR}{b}": [f"{a}{SEPARATOR}{b}#{i}" for i in range(len(openings))] for a, b in pairings}
+
+    def complete(pairing: str) -> None:
+        if pairing not in pairs and all(k in done for k in keys[pairing]):
+            pairs[pairing] = [score for k in keys[pairing] for score in done[k]]
+            save_json(store, pairs)
+            points = sum(pairs[pairing])
+            log(f"{pairing}: {points:g}-{len(pairs[pairing]) - points:g}")
+
+    def save(key: str, games: list) -> None:
+        done[key] = [g.a_score for g in games]
+        save_json(unit_store, done)
+        complete(key.rpartition("#")[0])
+
+    for pairing in keys:            # finished before a crash, not yet moved
+        complete(pairing)
+    units = [(keys[f"{a}{SEPARATOR}{b}"][i], PairUnit.of(specs[a], specs[b], opening, base, inc, depth))
+             for a, b in pairings if f"{a}{SEPARATOR}{b}" not in pairs for i, opening in enumerate(openings)]
+    run_units(play_pair, units, set(done), save, cluster=cluster)
     return pairs
 
 

@@ -129,16 +129,25 @@ def plot(state: dict, path: Path) -> None:
 
 
 def play_pairs(spec, openings: list, pairs: int, base: float, inc: float, depth: int | None, concurrency: int,
-               spins: set[str], params: list[Param], seed: int):
+               spins: set[str], params: list[Param], seed: int, cluster: str | None = None):
     """A ``play`` function for ``tune``: ``pairs`` openings drawn for each step,
-    each with both colours, the engine with theta+ against itself with theta-."""
+    each with both colours, the engine with theta+ against itself with theta-;
+    with ``cluster``, each pair a unit on Ray (engine/tools/workpool.py). A
+    step counts once its pairs are all in, so a step cut short is replayed whole."""
     from engine.tools.engines import EngineSpec
-    from engine.tools.match import run_match
+    from engine.tools.match import PairUnit, play_pair, run_match
+    from engine.tools.workpool import run_units
+
     def play(plus: dict[str, float], minus: dict[str, float], k: int) -> float:
         rng = random.Random(f"{seed}:openings:{k}")        # the same openings after a resume
         chosen = rng.sample(openings, min(pairs, len(openings)))
         a = EngineSpec(spec.name + "+", spec.command, {**spec.options, **option_values(params, plus, spins)})
         b = EngineSpec(spec.name + "-", spec.command, {**spec.options, **option_values(params, minus, spins)})
-        summary = run_match(a, b, chosen, base, inc, concurrency, True, depth=depth)
-        return float(summary.count(1.0) - summary.count(0.0))
+        if not cluster:
+            games = run_match(a, b, chosen, base, inc, concurrency, True, depth=depth).games
+        else:
+            games = []
+            units = [(i, PairUnit.of(a, b, opening, base, inc, depth)) for i, opening in enumerate(chosen)]
+            run_units(play_pair, units, set(), lambda _, found: games.extend(found), cluster=cluster)
+        return float(sum(g.a_score == 1.0 for g in games) - sum(g.a_score == 0.0 for g in games))
     return play

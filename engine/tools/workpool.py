@@ -17,6 +17,7 @@ unit and never counts one twice: a rerun after a crash skips what was saved.
 """
 from __future__ import annotations
 
+import atexit
 from collections.abc import Callable, Hashable, Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
@@ -43,21 +44,18 @@ def run_units(fn: Callable, units: Iterable[tuple[Hashable, object]], done: set,
 
 def _on_ray(fn: Callable, todo: list, on_result: Callable, cluster: str) -> int:
     import ray
-    started_here = not ray.is_initialized()
-    if started_here:
+    if not ray.is_initialized():
+        # connected once per process and left open: a tuning run calls this every step
         if cluster == "local":
             ray.init(include_dashboard=False, log_to_driver=False)
         else:
             package = Path(__file__).resolve().parent.parent
             ray.init(address=cluster, runtime_env={"py_modules": [str(package)]}, log_to_driver=False)
-    try:
-        remote = ray.remote(max_retries=RETRIES)(fn)
-        pending = {remote.remote(unit): key for key, unit in todo}
-        while pending:
-            ready, _ = ray.wait(list(pending), num_returns=1)
-            for ref in ready:
-                on_result(pending.pop(ref), ray.get(ref))
-    finally:
-        if started_here:
-            ray.shutdown()
+        atexit.register(ray.shutdown)
+    remote = ray.remote(max_retries=RETRIES)(fn)
+    pending = {remote.remote(unit): key for key, unit in todo}
+    while pending:
+        ready, _ = ray.wait(list(pending), num_returns=1)
+        for ref in ready:
+            on_result(pending.pop(ref), ray.get(ref))
     return len(todo)

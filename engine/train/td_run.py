@@ -21,7 +21,10 @@ The steps, each stated in the net's header:
    at 30 (the opening net had never seen a queen missing).
 
 Phase nets: three nets, for the opening, middle game and end game, blended by
-``phase_weights`` (the engine uses the same rule), or one net.
+``phase_weights`` (the engine uses the same rule), or one net. The opening is
+told by development (men on their starting squares), not by the move number:
+an EPD or a GUI's FEN may give move 1 to any position (``--phase move`` keeps
+the earlier rule).
 
 Progress is a tqdm bar; a checkpoint is written every few hundred steps and a
 killed run started again with the same arguments resumes from it; the
@@ -38,27 +41,44 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.data.td import LAYOUT, load, to_set
+from engine.data.td import LAYOUT, home_of_active, load, to_set
 from engine.train.td import Adam, Mlp, Sgd, td_errors
 
 N_DENSE = 62
 SQUARES = {"A": 0, "B": 224, "C": 736}
 PHASE_NAMES = ("opening", "middle game", "end game")
+PHASE_RULES = ("development", "move")     # how the opening is told: see phase_weights
 
 
-def phase_weights(phase: np.ndarray, fullmove: np.ndarray, nets: int) -> np.ndarray:
+def phase_weights(phase: np.ndarray, nets: int, *, home: np.ndarray | None = None,
+                  fullmove: np.ndarray | None = None) -> np.ndarray:
     """(n, nets) blend weights. End game: material phase (0..24, see the core's
-    game_phase) 4 or less, none from 12 up; opening: up to move 8, none from
-    move 16, and never in the end game; the middle game takes the rest.
+    game_phase) 4 or less, none from 12 up. Opening: by development, ``home``
+    men on their starting squares (Board.home), all from 19, none at 10 or
+    fewer (master games' medians at moves 8 and 16); or, the rule of the nets
+    trained before it, by ``fullmove``, all up to move 8, none from move 16.
+    Never in the end game; the middle game takes the rest.
 
-    >>> phase_weights(np.array([24, 24, 8, 2]), np.array([5, 12, 30, 40]), 3).round(2).tolist()
+    >>> phase_weights(np.array([24, 24, 8, 2]), 3, home=np.array([30, 14.5, 10, 2])).round(2).tolist()
     [[1.0, 0.0, 0.0], [0.5, 0.5, 0.0], [0.0, 0.5, 0.5], [0.0, 0.0, 1.0]]
+    >>> phase_weights(np.array([24, 24]), 3, fullmove=np.array([5, 12])).round(2).tolist()
+    [[1.0, 0.0, 0.0], [0.5, 0.5, 0.0]]
     """
     if nets == 1:
         return np.ones((len(phase), 1), np.float32)
+    if (home is None) == (fullmove is None):
+        raise ValueError("phase_weights needs one clock: home or fullmove")
     end = np.clip((12.0 - phase) / 8.0, 0, 1)
-    opening = np.clip((16.0 - fullmove) / 8.0, 0, 1) * (1 - end)
+    clock = (np.asarray(home) - 10.0) / 9.0 if home is not None else (16.0 - np.asarray(fullmove)) / 8.0
+    opening = np.clip(clock, 0, 1) * (1 - end)
     return np.stack([opening, 1 - opening - end, end], axis=1).astype(np.float32)
+
+
+def rule_weights(rule: str, phase: np.ndarray, nets: int, home: np.ndarray, fullmove: np.ndarray) -> np.ndarray:
+    """phase_weights under the phase rule ``rule`` (PHASE_RULES)."""
+    if rule not in PHASE_RULES:
+        raise ValueError(f"unknown phase rule {rule!r} ({', '.join(PHASE_RULES)})")
+    return phase_weights(phase, nets, **({"home": home} if rule == "development" else {"fullmove": fullmove}))
 
 
 @dataclass
@@ -77,6 +97,7 @@ class TdConfig:
     games: int = 0                  # training games used (0: all)
     seed: int = 1
     base: str = "none"              # handwritten: learn a correction to the handwritten evaluation
+    phase: str = "development"      # the opening told by development, or "move" (the move number)
 
 
 class PhaseNets:
@@ -163,17 +184,20 @@ def make_model(config_hidden: int, n_inputs: int, nets: int, seed: int, on_handw
 class Games:
     """The training data, with the inputs of one feature set built on demand."""
 
-    def __init__(self, arrays: dict[str, np.ndarray], squares: str, nets: int) -> None:
+    def __init__(self, arrays: dict[str, np.ndarray], squares: str, nets: int, phase: str = "development") -> None:
         self.a = arrays
         self.squares = squares
         self.n_inputs = N_DENSE + SQUARES[squares]
         self.offsets = arrays["offsets"]
         self.mean = arrays["dense"].mean(0).astype(np.float32)
         self.std = np.maximum(arrays["dense"].std(0), 1e-3).astype(np.float32)
-        self.weights = phase_weights(arrays["phase"], arrays["ply"] // 2 + 1, nets)
+        self.phase_rule = phase
+        self.weights = rule_weights(phase, arrays["phase"], nets, home_of_active(arrays["active"]),
+                                    arrays["ply"] // 2 + 1)
         self.sign = np.where(arrays["stm"] == 0, 1.0, -1.0).astype(np.float32)
         self.quiet = arrays["quiet"].astype(bool)
-        self.x_weights = phase_weights(arrays["x_phase"], arrays["x_fullmove"], nets)
+        self.x_weights = rule_weights(phase, arrays["x_phase"], nets, home_of_active(arrays["x_active"]),
+                                      arrays["x_fullmove"])
 
     def rows_of(self, games: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(rows, game index within the list, ply) of every position of ``games``."""
@@ -359,7 +383,7 @@ def train(data_path: Path, out: Path, work: Path, config: TdConfig, log=print) -
 
     from engine.nets import TdNet, save_td
     header, arrays = load(data_path)
-    data = Games(arrays, config.squares, config.nets)
+    data = Games(arrays, config.squares, config.nets, config.phase)
     rng = np.random.default_rng(config.seed)
     val_games = np.flatnonzero(arrays["val"])
     train_games = np.flatnonzero(~arrays["val"])
@@ -430,7 +454,8 @@ def train(data_path: Path, out: Path, work: Path, config: TdConfig, log=print) -
                "train_games": int(len(train_games)), "train_positions": int(len(train_rows)),
                "feature_mean": [round(float(v), 4) for v in data.mean],
                "seconds": round(time.time() - started, 1)}
-    net = TdNet.from_training(model.nets, data.mean, data.std, config.squares, cp_scale, summary, on_handwritten)
+    net = TdNet.from_training(model.nets, data.mean, data.std, config.squares, cp_scale, summary, on_handwritten,
+                              config.phase)
     summary["material_check_cp"] = net.info["material_check_cp"] = material_check(net)
     log(f"a piece up at moves 1 and 30 (cp): {summary['material_check_cp']}")
     save_td(net, out)

@@ -41,7 +41,7 @@ from engine.data.td import LAYOUT, load, shuffled_texts, usable
 from engine.nets import TdNet, load_td, save_td
 from engine.train.td import Adam, Mlp
 from engine.train.td_run import (N_DENSE, Games, Model, OnHandwritten, PhaseNets, load_checkpoint, material_check, net_inputs,
-                                 phase_weights, plot, save_checkpoint, td_update, validation, validation_set)
+                                 plot, rule_weights, save_checkpoint, td_update, validation, validation_set)
 
 ADJUDICATE_CP = 1000
 ADJUDICATE_PLIES = 8
@@ -65,14 +65,14 @@ class LeafBlock:
     """The leaves of a block of games, gathered row by row."""
 
     def __init__(self) -> None:
-        self.dense, self.active, self.stm, self.phase, self.fullmove, self.trusted, self.hand = \
-            [], [], [], [], [], [], []
+        self.dense, self.active, self.stm, self.phase, self.fullmove, self.trusted, self.hand, self.home = \
+            [], [], [], [], [], [], [], []
         self.lengths: list[int] = []
         self.results: list[float] = []
 
     def add(self, row: tuple) -> None:
         for store, value in zip((self.dense, self.active, self.stm, self.phase, self.fullmove, self.trusted,
-                                 self.hand), row):
+                                 self.hand, self.home), row):
             store.append(value)
 
     def end_game(self, plies: int, result: float) -> None:
@@ -84,7 +84,7 @@ class LeafBlock:
 
 
 def leaf_row(searcher: Searcher, board: Board, depth: int, squares: str) -> tuple[tuple, dict | None]:
-    """The row of ``board``: (dense, active, stm, phase, fullmove, trusted, hand)
+    """The row of ``board``: (dense, active, stm, phase, fullmove, trusted, hand, home)
     of the leaf of its principal variation at ``depth``; and the search's result
     (None where the game is over: the row is then the position's own)."""
     found, pv = None, []
@@ -95,7 +95,11 @@ def leaf_row(searcher: Searcher, board: Board, depth: int, squares: str) -> tupl
     dense, active, stm, phase, hand, quiet = replay_features(board.fen(), pv, squares)
     fullmove = board.fullmove + (len(pv) + (board.turn == "b")) // 2
     trusted = bool(quiet[-1]) and (found is None or found["mate"] is None)
-    return (dense[-1], active[-1], int(stm[-1]), int(phase[-1]), fullmove, trusted, float(hand[-1])), found
+    leaf = Board(board.fen())
+    for move in pv:
+        leaf.push(move)
+    return (dense[-1], active[-1], int(stm[-1]), int(phase[-1]), fullmove, trusted, float(hand[-1]),
+            leaf.home), found
 
 
 def replay_game(searcher: Searcher, moves: list[str], depth: int, squares: str, block: LeafBlock) -> None:
@@ -186,7 +190,7 @@ class Trainer:
 
     def net(self, info: dict | None = None) -> TdNet:
         return TdNet.from_training(self.model.nets, self.data.mean, self.data.std, self.start.squares,
-                                   self.start.cp_scale, info or {}, self.start.on_handwritten)
+                                   self.start.cp_scale, info or {}, self.start.on_handwritten, self.start.phase)
 
     def step(self, games: list, anchor: np.ndarray | None, anchor_target: np.ndarray | None) -> dict:
         """Search every position of ``games`` (master games' moves and results, or
@@ -208,7 +212,8 @@ class Trainer:
         stm = np.array(block.stm)
         x = net_inputs(np.array(block.dense), np.array(block.active), self.data.mean, self.data.std,
                        self.data.n_inputs)
-        batch = (x, phase_weights(np.array(block.phase), np.array(block.fullmove), len(self.model.nets)),
+        batch = (x, rule_weights(net.phase, np.array(block.phase), len(self.model.nets), np.array(block.home),
+                                 np.array(block.fullmove)),
                  np.array(block.hand, np.float32))
         trusted = np.array(block.trusted)
         anchor_batch = None if anchor is None else self.data.inputs(anchor, variants=True)
@@ -239,7 +244,7 @@ def train(start_path: Path, data_path: Path, data_dir: Path, out: Path, work: Pa
         raise ValueError(f"unknown source {config.source!r} (games or selfplay)")
     header, arrays = load(data_path)
     start = load_td(start_path)
-    data = Games(arrays, start.squares, start.nets)
+    data = Games(arrays, start.squares, start.nets, start.phase)
     trainer = Trainer(start, data, config)
     val_rows, val_target = validation_set(data)
     x_target = np.tanh(arrays["x_hand"] / (2 * start.cp_scale)).astype(np.float32)
