@@ -77,6 +77,7 @@ class Session:
             Option("AdaptiveHistoryWeight", "check", False, apply=configure("adaptive")),
             Option("AdaptiveBetaNN", "spin", 100, 0, 100_000, apply=configure("beta_nn", 1e-3)),
             Option("AdaptiveBetaHH", "spin", 100, 0, 100_000, apply=configure("beta_hh", 1e-3)),
+            Option("MoveChains", "check", False, apply=configure("move_chains")),
             Option("NMMMinDepth", "spin", NMM_MIN_DEPTH, 0, 64, apply=configure("nmm_min_depth")),
             Option("NMMCutNodesOnly", "check", True, apply=configure("nmm_cut_nodes_only")),
             Option("NullMove", "check", True, apply=configure("null_move")),

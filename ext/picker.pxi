@@ -1,5 +1,5 @@
-# The staged move picker: TT move, good captures, killers, quiet moves (as the
-# selected scorer ranks them), then losing captures.
+# The staged move picker: TT move, good captures, (move chains,) killers,
+# quiet moves (as the selected scorer ranks them), then losing captures.
 #
 # Moves are generated legal, all at once; the stages decide the order, and
 # the (possibly costly) quiet-move scorer only runs if the node gets that far.
@@ -14,6 +14,7 @@ cdef enum:
     STAGE_QUIETS = 5
     STAGE_BAD_CAPTURES = 6
     STAGE_DONE = 7
+    STAGE_CHAINS = 8            # after the good captures, with MoveChains on
 
 cdef inline bint contains(const Move* moves, int start, int end, Move m) noexcept nogil:
     cdef int i
@@ -51,6 +52,9 @@ cdef void picker_init(Picker* p, Search* s, Move tt_move, int ply, int depth,
     p.depth = depth
     p.has_aux = False
     p.quiets_returned = 0
+    p.n_chain = 0
+    p.chain_index = 0
+    p.from_chain = False
     p.stage = STAGE_TT
 
 
@@ -101,6 +105,7 @@ cdef Move picker_next(Picker* p, Search* s, int ply) noexcept nogil:
     cdef const Position* pos = &s.pos
     cdef Move m
     cdef int i
+    p.from_chain = False
     while True:
         if p.stage == STAGE_TT:
             p.stage = STAGE_CAPTURES_INIT
@@ -122,12 +127,23 @@ cdef Move picker_next(Picker* p, Search* s, int ply) noexcept nogil:
                         p.n_bad += 1
                     continue
                 return m
-            p.stage = STAGE_DONE if p.captures_only else STAGE_KILLERS
+            p.stage = STAGE_DONE if p.captures_only else (
+                STAGE_CHAINS if s.opt.move_chains else STAGE_KILLERS)
+        elif p.stage == STAGE_CHAINS:
+            if p.chain_index == 0 and p.n_chain == 0:
+                p.n_chain = chain_moves(s, p, p.chain)
+            if p.chain_index < p.n_chain:
+                p.chain_index += 1
+                p.from_chain = True
+                s.chain_tries += 1
+                return p.chain[p.chain_index - 1]
+            p.stage = STAGE_KILLERS
         elif p.stage == STAGE_KILLERS:
             while p.killer_index < 2:
                 m = p.killers[p.killer_index]
                 p.killer_index += 1
-                if m and m != p.tt_move and contains(p.moves, p.n_noisy, p.n, m):
+                if (m and m != p.tt_move and contains(p.moves, p.n_noisy, p.n, m)
+                        and not contains(p.chain, 0, p.n_chain, m)):
                     return m
             p.stage = STAGE_QUIETS_INIT
         elif p.stage == STAGE_QUIETS_INIT:
@@ -141,7 +157,8 @@ cdef Move picker_next(Picker* p, Search* s, int ply) noexcept nogil:
         elif p.stage == STAGE_QUIETS:
             while p.cur < p.n:
                 m = pick_best(p, p.n)
-                if m != p.tt_move and m != p.killers[0] and m != p.killers[1]:
+                if (m != p.tt_move and m != p.killers[0] and m != p.killers[1]
+                        and not contains(p.chain, 0, p.n_chain, m)):
                     p.quiets_returned += 1
                     return m
             p.cur = 0

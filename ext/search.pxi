@@ -233,6 +233,7 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
 
     picker_init(&picker, s, tt_move, ply, depth, False)
     picker.net_allowed = is_pv or cut_node or not s.opt.nmm_cut_nodes_only
+    s.stubborn[ply] = 0
     while True:
         m = picker_next(&picker, s, ply)
         if m == 0:
@@ -270,8 +271,14 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
         searched += 1
         if not noisy:
             quiets += 1
+        if picker.from_chain:
+            if score >= beta:
+                s.chain_cutoffs += 1
+            elif score <= alpha:
+                chain_forget(s, pos.stm, m)     # the short-term memory forgets what failed
         if score > best:
             best = score
+            s.stubborn[ply] = m
             if score > alpha:
                 alpha = score
                 best_move = m
@@ -282,6 +289,8 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
                             s.killers[ply][1] = s.killers[ply][0]
                             s.killers[ply][0] = m
                         history_reward(s, pos, m, depth)
+                        if s.opt.move_chains:
+                            chain_store(s, pos.stm, m, s.stubborn[ply + 1])
                         if (s.opt.adaptive and picker.has_aux and picker.stage == STAGE_QUIETS
                                 and picker.quiets_returned > 1):
                             adapt_history_weight(s, &picker, m)

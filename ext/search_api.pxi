@@ -109,10 +109,11 @@ cdef class Searcher:
             raise MemoryError(f"cannot allocate {megabytes} MB of hash")
 
     def clear(self) -> None:
-        """Forget everything learnt: table, history, killers (``ucinewgame``)."""
+        """Forget everything learnt: table, history, killers, move chains (``ucinewgame``)."""
         memset(self.s.nmm_cache, 0, NMM_CACHE_SIZE * sizeof(NmmCacheEntry))
         memset(self.s.history, 0, sizeof(self.s.history))
         memset(self.s.killers, 0, sizeof(self.s.killers))
+        chains_clear(self.s)
         self.s.hhupdate = 0
         self.clear_hash()
 
@@ -364,7 +365,8 @@ cdef class Searcher:
                   futility: bool | None = None, tt_cutoffs: bool | None = None,
                   aspiration: bool | None = None, nmm_min_depth: int | None = None,
                   nmm_cut_nodes_only: bool | None = None, hhweight: float | None = None, adaptive: bool | None = None,
-                  beta_nn: float | None = None, beta_hh: float | None = None) -> None:
+                  beta_nn: float | None = None, beta_hh: float | None = None,
+                  move_chains: bool | None = None) -> None:
         """Set search options; None leaves one as it is."""
         if ordering is not None:
             self.s.opt.ordering = ORDERING_NAMES.index(ordering)
@@ -394,10 +396,22 @@ cdef class Searcher:
             self.s.opt.beta_nn = beta_nn
         if beta_hh is not None:
             self.s.opt.beta_hh = beta_hh
+        if move_chains is not None:
+            self.s.opt.move_chains = move_chains
 
     @property
     def hhupdate(self) -> int:
         return self.s.hhupdate
+
+    @property
+    def chain_stats(self) -> dict[str, int]:
+        """The move chains so far (since the Searcher was made): moves the chain
+        stage gave, how many of them cut off, and the chains held now."""
+        cdef int side, sq, held = 0
+        for side in range(2):
+            for sq in range(64):
+                held += self.s.chains[side][sq].move != 0
+        return {"tries": self.s.chain_tries, "cutoffs": self.s.chain_cutoffs, "held": held}
 
     # --- searching -----------------------------------------------------------
 

@@ -27,6 +27,7 @@ ctypedef struct SearchOptions:
     bint adaptive           # adapt hhweight on nn-misses and hh-misses
     double beta_nn          # added to hhweight on an nn-miss
     double beta_hh          # taken from hhweight on an hh-miss
+    bint move_chains        # the ChessMaps short-term memory (move_chains.pxi)
 
 ctypedef struct Limits:
     int depth               # deepest iteration
@@ -45,6 +46,14 @@ ctypedef struct RootMove:
     int seldepth
     int pv_len
     Move pv[MAX_PLY + 1]
+
+ctypedef struct ChainEntry:     # a dynamic move chain (move_chains.pxi)
+    Move move           # a quiet move that cut off, from this square; 0: empty
+    Move reply          # the follow-up: the reply that held out longest (0: none known)
+    u64 stamp           # when it was stored: the newest chains are tried first
+
+cdef enum:
+    CHAIN_TRIES = 2     # chain moves a node tries at most (the follow-up besides)
 
 ctypedef struct Search:
     Position pos
@@ -76,6 +85,11 @@ ctypedef struct Search:
     u64 nn_misses
     u64 hh_misses
     void* owner             # the Python Searcher, for progress reports
+    ChainEntry chains[2][64]    # the short-term memory: [side][from-square]
+    u64 chain_clock
+    Move stubborn[MAX_PLY + 2]  # per ply, the move that scored best so far (a chain's follow-up)
+    u64 chain_tries             # moves the chain stage gave, and how many of them cut off
+    u64 chain_cutoffs
 
 
 # The staged move picker's state (picker.pxi); here because scorers fill it.
@@ -98,6 +112,10 @@ ctypedef struct Picker:
     bint net_allowed            # the node may order its quiet moves by the net
     Move bad[MAX_MOVES]
     int n_bad
+    Move chain[CHAIN_TRIES + 1] # the chain moves this node tries (move_chains.pxi)
+    int n_chain
+    int chain_index
+    bint from_chain             # the move just returned came from the chains
 
 
 cdef inline double now_ms() noexcept nogil:
