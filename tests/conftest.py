@@ -11,3 +11,12 @@ sys.path.insert(0, str(REPO))
 @pytest.fixture
 def fixtures() -> Path:
     return FIXTURES
+
+
+@pytest.fixture
+def two_openings(tmp_path) -> Path:
+    """An EPD file of two openings (1.e4 and 1.d4) for short matches."""
+    path = tmp_path / "openings.epd"
+    path.write_text("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -\n"
+                    "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq -\n")
+    return path

@@ -45,13 +45,11 @@ def test_a_match_at_fixed_nodes_says_so_in_its_games():
     assert "2 games at nodes 300" in report(nmm, nmm, 0, 0, summary, True, nodes=300)
 
 
-def test_a_local_ray_cluster_plays_what_the_local_runner_plays(tmp_path):
+def test_a_local_ray_cluster_plays_what_the_local_runner_plays(tmp_path, two_openings):
     """Game pairs as Ray units give the local runner's scores (fixed depth:
     the games are the same), and a pair saved before a crash is kept, not replayed."""
     pytest.importorskip("ray")
-    openings = tmp_path / "openings.epd"
-    openings.write_text("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -\n"
-                        "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq -\n")
+    openings = two_openings
     args = ["tournament", "nmm", "nmm:NullMove=false", "nmm:MoveOrdering=nmm", "--games", "4", "--depth", "2",
             "--openings", str(openings)]
     assert CliRunner().invoke(main, args + ["--out", str(tmp_path / "here")]).exit_code == 0

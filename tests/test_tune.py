@@ -57,10 +57,8 @@ def test_a_killed_run_goes_on_to_the_same_result(tmp_path):
         tune.tune(params, 13, real, tmp_path / "killed.json", log=lambda *a: None)
 
 
-def test_a_short_real_tuning_run(tmp_path):
-    openings = tmp_path / "o.epd"
-    openings.write_text("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -\n"
-                        "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq -\n")
+def test_a_short_real_tuning_run(tmp_path, two_openings):
+    openings = two_openings
     out = tmp_path / "tune"
     result = CliRunner().invoke(main, ["tune", "NMMMinDepth=3,0,10,1,0.05", "--iterations", "2", "--pairs", "1",
                                        "--depth", "1", "--openings", str(openings), "--out", str(out)])
@@ -73,11 +71,9 @@ def test_a_short_real_tuning_run(tmp_path):
     assert bad.exit_code != 0 and "no option NoSuchOption" in bad.output
 
 
-def test_a_tuning_step_on_a_local_ray_cluster(tmp_path):
+def test_a_tuning_step_on_a_local_ray_cluster(tmp_path, two_openings):
     pytest.importorskip("ray")
-    openings = tmp_path / "o.epd"
-    openings.write_text("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -\n"
-                        "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq -\n")
+    openings = two_openings
     args = ["tune", "NMMMinDepth=3,0,10,2,0.05", "--iterations", "2", "--pairs", "2", "--depth", "2",
             "--openings", str(openings)]
     assert CliRunner().invoke(main, args + ["--out", str(tmp_path / "here")]).exit_code == 0
