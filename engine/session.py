@@ -78,6 +78,9 @@ class Session:
             Option("AdaptiveBetaNN", "spin", 100, 0, 100_000, apply=configure("beta_nn", 1e-3)),
             Option("AdaptiveBetaHH", "spin", 100, 0, 100_000, apply=configure("beta_hh", 1e-3)),
             Option("MoveChains", "check", False, apply=configure("move_chains")),
+            Option("MoveTables", "check", False, apply=self._set_move_tables),
+            Option("MoveTableMoves", "spin", 1, 1, 4, apply=lambda _: self._apply_move_tables()),
+            Option("MoveTablesFile", "string", "var/movetables.npz", apply=self._set_move_tables_file),
             Option("NMMMinDepth", "spin", NMM_MIN_DEPTH, 0, 64, apply=configure("nmm_min_depth")),
             Option("NMMCutNodesOnly", "check", True, apply=configure("nmm_cut_nodes_only")),
             Option("NullMove", "check", True, apply=configure("null_move")),
@@ -93,7 +96,11 @@ class Session:
         waits neither for the hash table nor for the net."""
         if self._searcher is None:
             self._searcher = Searcher(self._hash_mb)
-            self._searcher.configure(nmm_min_depth=self.options["NMMMinDepth"])
+            self._searcher.configure(nmm_min_depth=self.options["NMMMinDepth"],
+                                     move_chains=self.options["MoveChains"])
+            if self.options["MoveTables"]:
+                self._load_memory()
+                self._apply_move_tables()
             self._load_nmm(self.options["NMMFile"])
             if self.options["Eval"] == "td":
                 try:
@@ -113,6 +120,52 @@ class Session:
 
     def _set_chess960(self, value: bool) -> None:
         self.board.chess960 = value or not self.board.standard_castling
+
+    # --- the ChessMaps long-term memory (engine/memory.py) ------------------------
+
+    def _tables_path(self) -> Path:
+        path = Path(self.options["MoveTablesFile"]).expanduser()
+        return path if path.is_absolute() else self.repo / path
+
+    def _set_move_tables(self, on: bool) -> None:
+        if self._searcher is None:
+            return                      # applied when the searcher is made
+        if on:
+            self._load_memory()
+        else:
+            self.save_memory(force=True)
+        self._apply_move_tables()
+
+    def _apply_move_tables(self) -> None:
+        if self._searcher is not None:
+            self._searcher.configure(move_tables=self.options["MoveTableMoves"] if self.options["MoveTables"] else 0)
+
+    def _set_move_tables_file(self, _: str) -> None:
+        if self._searcher is not None and self.options["MoveTables"]:
+            self._load_memory()
+
+    def _load_memory(self) -> None:
+        """The tables from MoveTablesFile; empty ones if there is none yet or it cannot be used."""
+        from engine.memory import MemoryFileError, load_tables
+        self._searcher.clear_move_tables()
+        path = self._tables_path()
+        if not path.exists():
+            return                      # the first game: the file is written at its end
+        try:
+            load_tables(self._searcher, path)
+        except MemoryFileError as e:
+            self._searcher.clear_move_tables()
+            self.error(f"MoveTablesFile: {e}; the move tables start empty")
+
+    def save_memory(self, force: bool = False) -> None:
+        """Write the move tables to MoveTablesFile (at ucinewgame and quit, with MoveTables on)."""
+        if self._searcher is None or not (self.options["MoveTables"] or force):
+            return
+        from engine.memory import save_tables
+        try:
+            save_tables(self._searcher, self._tables_path())
+        except OSError as e:
+            self.error(f"MoveTablesFile: cannot write {self._tables_path()}: {e.strerror or e}")
 
     def _set_nmm_file(self, path: str) -> None:
         if self._searcher is not None:
@@ -200,6 +253,7 @@ class Session:
         self.options.set(args)
 
     def ucinewgame(self, args: list[str]) -> None:
+        self.save_memory()
         self.searcher.clear()
         self.board = Board(chess960=self.options["UCI_Chess960"])
 

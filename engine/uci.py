@@ -203,6 +203,7 @@ class Uci:
             item = self._queue.get()
             try:
                 if item is QUIT:
+                    self.session.save_memory()      # the move tables outlive the process
                     return
                 name, args, job = item
                 if job is None:

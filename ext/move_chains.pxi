@@ -44,15 +44,20 @@ cdef void chain_forget(Search* s, int side, Move m) noexcept nogil:
             s.chains[side ^ 1][sq].reply = 0
 
 
-cdef int chain_moves(Search* s, const Picker* p, Move* out) noexcept nogil:
-    """The chain moves to try at this node: the follow-up of the move just
-    played, then the newest chains of our pieces; legal quiet moves only, not
-    the TT move. Returns how many (at most CHAIN_TRIES + 1)."""
+cdef int chain_moves(Search* s, const Picker* p, Move* out, bint* is_table) noexcept nogil:
+    """The memory moves to try at this node: with MoveChains the follow-up of
+    the move just played, then the newest chains of our pieces; with
+    MoveTables the heaviest reliable table paths' first moves
+    (move_tables.pxi). Legal quiet moves only, not the TT move, each once."""
     cdef const Position* pos = &s.pos
     cdef int us = pos.stm, n = 0, tried = 0, sq, best
     cdef Move prev, m
     cdef u64 b, newest, left = pos.occ[us]
     cdef ChainEntry* e
+    for sq in range(CHAIN_TRIES + 1 + MT_MAX_TRIES):
+        is_table[sq] = False
+    if not s.opt.move_chains:
+        return table_moves(s, p, out, is_table, 0, s.opt.move_tables)
     if pos.hist_len > 0:
         prev = pos.hist[pos.hist_len - 1].move
         if prev:
@@ -77,7 +82,7 @@ cdef int chain_moves(Search* s, const Picker* p, Move* out) noexcept nogil:
             out[n] = m
             n += 1
             tried += 1              # an illegal chain is skipped, not removed: it may fit later
-    return n
+    return table_moves(s, p, out, is_table, n, s.opt.move_tables)
 
 
 cdef void chains_clear(Search* s) noexcept nogil:

@@ -55,6 +55,7 @@ cdef void picker_init(Picker* p, Search* s, Move tt_move, int ply, int depth,
     p.n_chain = 0
     p.chain_index = 0
     p.from_chain = False
+    p.from_table = False
     p.stage = STAGE_TT
 
 
@@ -106,6 +107,7 @@ cdef Move picker_next(Picker* p, Search* s, int ply) noexcept nogil:
     cdef Move m
     cdef int i
     p.from_chain = False
+    p.from_table = False
     while True:
         if p.stage == STAGE_TT:
             p.stage = STAGE_CAPTURES_INIT
@@ -128,14 +130,18 @@ cdef Move picker_next(Picker* p, Search* s, int ply) noexcept nogil:
                     continue
                 return m
             p.stage = STAGE_DONE if p.captures_only else (
-                STAGE_CHAINS if s.opt.move_chains else STAGE_KILLERS)
+                STAGE_CHAINS if s.opt.move_chains or s.opt.move_tables else STAGE_KILLERS)
         elif p.stage == STAGE_CHAINS:
             if p.chain_index == 0 and p.n_chain == 0:
-                p.n_chain = chain_moves(s, p, p.chain)
+                p.n_chain = chain_moves(s, p, p.chain, p.chain_is_table)
             if p.chain_index < p.n_chain:
                 p.chain_index += 1
-                p.from_chain = True
-                s.chain_tries += 1
+                p.from_table = p.chain_is_table[p.chain_index - 1]
+                p.from_chain = not p.from_table
+                if p.from_table:
+                    s.table_tries += 1
+                else:
+                    s.chain_tries += 1
                 return p.chain[p.chain_index - 1]
             p.stage = STAGE_KILLERS
         elif p.stage == STAGE_KILLERS:

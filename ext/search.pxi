@@ -247,6 +247,8 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
             futile = depth <= 3 and eval + 60 + 100 * depth <= alpha
 
         make_move(pos, m)
+        s.stubborn[ply + 1] = 0         # the child may return before its move loop
+        s.stubborn_reply[ply + 1] = 0
         gives_check = in_check(pos)
         if futile and not gives_check:
             unmake_move(pos)
@@ -276,9 +278,15 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
                 s.chain_cutoffs += 1
             elif score <= alpha:
                 chain_forget(s, pos.stm, m)     # the short-term memory forgets what failed
+        elif picker.from_table:
+            if score >= beta:
+                s.table_cutoffs += 1
+            elif score <= alpha:
+                mt_weaken(s, pos, m, score)     # the long-term memory weakens it
         if score > best:
             best = score
             s.stubborn[ply] = m
+            s.stubborn_reply[ply] = s.stubborn[ply + 1]
             if score > alpha:
                 alpha = score
                 best_move = m
@@ -291,6 +299,8 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
                         history_reward(s, pos, m, depth)
                         if s.opt.move_chains:
                             chain_store(s, pos.stm, m, s.stubborn[ply + 1])
+                        if s.opt.move_tables:
+                            mt_reinforce(s, pos, m, s.stubborn[ply + 1], s.stubborn_reply[ply + 1], score)
                         if (s.opt.adaptive and picker.has_aux and picker.stage == STAGE_QUIETS
                                 and picker.quiets_returned > 1):
                             adapt_history_weight(s, &picker, m)

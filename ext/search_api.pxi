@@ -366,7 +366,7 @@ cdef class Searcher:
                   aspiration: bool | None = None, nmm_min_depth: int | None = None,
                   nmm_cut_nodes_only: bool | None = None, hhweight: float | None = None, adaptive: bool | None = None,
                   beta_nn: float | None = None, beta_hh: float | None = None,
-                  move_chains: bool | None = None) -> None:
+                  move_chains: bool | None = None, move_tables: int | None = None) -> None:
         """Set search options; None leaves one as it is."""
         if ordering is not None:
             self.s.opt.ordering = ORDERING_NAMES.index(ordering)
@@ -398,6 +398,8 @@ cdef class Searcher:
             self.s.opt.beta_hh = beta_hh
         if move_chains is not None:
             self.s.opt.move_chains = move_chains
+        if move_tables is not None:
+            self.s.opt.move_tables = max(0, min(int(move_tables), MT_MAX_TRIES))
 
     @property
     def hhupdate(self) -> int:
@@ -412,6 +414,75 @@ cdef class Searcher:
             for sq in range(64):
                 held += self.s.chains[side][sq].move != 0
         return {"tries": self.s.chain_tries, "cutoffs": self.s.chain_cutoffs, "held": held}
+
+    @property
+    def table_stats(self) -> dict[str, int]:
+        """The move tables: moves they gave, how many cut off, the paths held
+        and how many of those are reliable (a positive weight)."""
+        cdef int c, pt, sq, i, held = 0, reliable = 0
+        for c in range(2):
+            for pt in range(6):
+                for sq in range(64):
+                    for i in range(MT_SLOTS):
+                        held += self.s.tables[c][pt][sq][i].moves[0] != 0
+                        reliable += self.s.tables[c][pt][sq][i].moves[0] != 0 and self.s.tables[c][pt][sq][i].weight > 0
+        return {"tries": self.s.table_tries, "cutoffs": self.s.table_cutoffs, "held": held, "reliable": reliable}
+
+    def get_move_tables(self) -> dict:
+        """The tables as arrays (engine/memory.py writes them to a file): moves
+        (2, 6, 64, MT_SLOTS, 3) uint16, weight (..., ) int16, evals (..., 10)
+        int16, n_evals uint8, and each path's combined score (the paper's series)."""
+        import numpy as np
+        shape = (2, 6, 64, MT_SLOTS)
+        moves = np.zeros(shape + (3,), np.uint16)
+        weight = np.zeros(shape, np.int16)
+        evals = np.zeros(shape + (MT_EVALS,), np.int16)
+        n_evals = np.zeros(shape, np.uint8)
+        combined = np.zeros(shape, np.int16)
+        cdef int c, pt, sq, i, k
+        cdef MtPath* path
+        for c in range(2):
+            for pt in range(6):
+                for sq in range(64):
+                    for i in range(MT_SLOTS):
+                        path = &self.s.tables[c][pt][sq][i]
+                        for k in range(3):
+                            moves[c, pt, sq, i, k] = path.moves[k]
+                        weight[c, pt, sq, i] = path.weight
+                        for k in range(MT_EVALS):
+                            evals[c, pt, sq, i, k] = path.evals[k]
+                        n_evals[c, pt, sq, i] = path.n_evals
+                        combined[c, pt, sq, i] = mt_series(path)
+        return {"moves": moves, "weight": weight, "evals": evals, "n_evals": n_evals, "combined": combined}
+
+    def set_move_tables(self, moves, weight, evals, n_evals) -> None:
+        """Load tables exported by get_move_tables (shapes checked; a path's first
+        move must start on its own square)."""
+        import numpy as np
+        shape = (2, 6, 64, MT_SLOTS)
+        if (np.shape(moves) != shape + (3,) or np.shape(weight) != shape
+                or np.shape(evals) != shape + (MT_EVALS,) or np.shape(n_evals) != shape):
+            raise ValueError("move tables of another shape")
+        sq_of = np.asarray(moves)[..., 0] & 63
+        used = np.asarray(moves)[..., 0] != 0
+        if (used & (sq_of != np.arange(64)[None, None, :, None])).any() or (np.asarray(n_evals) > MT_EVALS).any():
+            raise ValueError("move tables that do not hold together")
+        cdef int c, pt, sq, i, k
+        cdef MtPath* path
+        for c in range(2):
+            for pt in range(6):
+                for sq in range(64):
+                    for i in range(MT_SLOTS):
+                        path = &self.s.tables[c][pt][sq][i]
+                        for k in range(3):
+                            path.moves[k] = int(moves[c, pt, sq, i, k])
+                        path.weight = int(weight[c, pt, sq, i])
+                        for k in range(MT_EVALS):
+                            path.evals[k] = int(evals[c, pt, sq, i, k])
+                        path.n_evals = int(n_evals[c, pt, sq, i])
+
+    def clear_move_tables(self) -> None:
+        memset(self.s.tables, 0, sizeof(self.s.tables))
 
     # --- searching -----------------------------------------------------------
 

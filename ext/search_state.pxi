@@ -28,6 +28,7 @@ ctypedef struct SearchOptions:
     double beta_nn          # added to hhweight on an nn-miss
     double beta_hh          # taken from hhweight on an hh-miss
     bint move_chains        # the ChessMaps short-term memory (move_chains.pxi)
+    int move_tables         # table moves tried per node, 0: the long-term memory off (move_tables.pxi)
 
 ctypedef struct Limits:
     int depth               # deepest iteration
@@ -54,6 +55,18 @@ ctypedef struct ChainEntry:     # a dynamic move chain (move_chains.pxi)
 
 cdef enum:
     CHAIN_TRIES = 2     # chain moves a node tries at most (the follow-up besides)
+
+ctypedef struct MtPath:         # a move-table path (move_tables.pxi)
+    Move moves[3]       # ours, their reply, ours again (0 where not known)
+    int16_t weight      # +1 for each cut-off it led to, -1 for each failure
+    int16_t evals[10]   # the last MT_EVALS scores it got, newest first, mover's view
+    uint8_t n_evals
+
+cdef enum:
+    MT_SLOTS = 4        # paths kept per piece type, colour and first square
+    MT_EVALS = 10
+    MT_DROP = -3        # a path whose weight falls below this is removed
+    MT_MAX_TRIES = 4    # table moves a node may try (MoveTableMoves)
 
 ctypedef struct Search:
     Position pos
@@ -88,6 +101,10 @@ ctypedef struct Search:
     ChainEntry chains[2][64]    # the short-term memory: [side][from-square]
     u64 chain_clock
     Move stubborn[MAX_PLY + 2]  # per ply, the move that scored best so far (a chain's follow-up)
+    Move stubborn_reply[MAX_PLY + 2]    # and the reply that scored best against it (a path's third move)
+    MtPath tables[2][6][64][MT_SLOTS]   # the long-term memory: [colour][piece type][from][slot]
+    u64 table_tries             # moves the tables gave, and how many of them cut off
+    u64 table_cutoffs
     u64 chain_tries             # moves the chain stage gave, and how many of them cut off
     u64 chain_cutoffs
 
@@ -112,10 +129,12 @@ ctypedef struct Picker:
     bint net_allowed            # the node may order its quiet moves by the net
     Move bad[MAX_MOVES]
     int n_bad
-    Move chain[CHAIN_TRIES + 1] # the chain moves this node tries (move_chains.pxi)
+    Move chain[CHAIN_TRIES + 1 + MT_MAX_TRIES]  # the memory moves this node tries
+    bint chain_is_table[CHAIN_TRIES + 1 + MT_MAX_TRIES]
     int n_chain
     int chain_index
     bint from_chain             # the move just returned came from the chains
+    bint from_table             # ... or from the move tables
 
 
 cdef inline double now_ms() noexcept nogil:
