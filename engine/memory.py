@@ -34,11 +34,18 @@ class MemoryFileError(ValueError):
 
 
 def save_tables(searcher, path: Path) -> None:
-    """Write the searcher's tables to ``path`` atomically."""
+    """Write the searcher's tables to ``path`` atomically. Only a missing file
+    or a move-table file is replaced: MemoryFileError for anything else (a
+    mistyped MoveTablesFile must not overwrite a README, a net or /dev/null)."""
+    path = Path(path)
+    if path.exists() or path.is_symlink():
+        if not path.is_file() or path.is_symlink() or not is_tables_file(path):
+            raise MemoryFileError(f"{path} exists and is not a move-table file: not overwritten")
+    if not path.name:
+        raise MemoryFileError(f"{path} names no file")
     tables = searcher.get_move_tables()
     header = {"format": FORMAT, "version": VERSION, "kind": KIND,
               "shapes": {k: list(tables[k].shape) for k in ARRAYS}}
-    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as f:
@@ -46,6 +53,28 @@ def save_tables(searcher, path: Path) -> None:
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)                   # the old file stays whole until this instant
+
+
+def read_header(path: Path) -> dict:
+    """The file's header; MemoryFileError if it is not a move-table file."""
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            header = json.loads(str(f["header"]))
+    except FileNotFoundError:
+        raise MemoryFileError(f"{path}: no such file") from None
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as e:
+        raise MemoryFileError(f"{path} is not a readable move-table file ({type(e).__name__})") from None
+    if not isinstance(header, dict) or (header.get("format"), header.get("kind")) != (FORMAT, KIND):
+        raise MemoryFileError(f"{path} is not a move-table file")
+    return header
+
+
+def is_tables_file(path: Path) -> bool:
+    try:
+        read_header(path)
+    except MemoryFileError:
+        return False
+    return True
 
 
 def load_tables(searcher, path: Path) -> int:

@@ -153,7 +153,7 @@ class Session:
             return                      # the first game: the file is written at its end
         try:
             load_tables(self._searcher, path)
-        except MemoryFileError as e:
+        except (MemoryFileError, OSError) as e:
             self._searcher.clear_move_tables()
             self.error(f"MoveTablesFile: {e}; the move tables start empty")
 
@@ -161,11 +161,13 @@ class Session:
         """Write the move tables to MoveTablesFile (at ucinewgame and quit, with MoveTables on)."""
         if self._searcher is None or not (self.options["MoveTables"] or force):
             return
-        from engine.memory import save_tables
+        from engine.memory import MemoryFileError, save_tables
         try:
             save_tables(self._searcher, self._tables_path())
-        except OSError as e:
-            self.error(f"MoveTablesFile: cannot write {self._tables_path()}: {e.strerror or e}")
+        except MemoryFileError as e:
+            self.error(f"MoveTablesFile: {e}")
+        except (OSError, ValueError) as e:
+            self.error(f"MoveTablesFile: cannot write {self._tables_path()}: {getattr(e, 'strerror', None) or e}")
 
     def _set_nmm_file(self, path: str) -> None:
         if self._searcher is not None:

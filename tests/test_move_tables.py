@@ -99,15 +99,40 @@ def test_bad_files_are_refused_and_leave_the_tables_alone(learnt, tmp_path):
     assert all(np.array_equal(before[k], after[k]) for k in before)
 
 
-def test_the_engine_plays_on_with_a_corrupt_file_and_keeps_what_it_learns(tmp_path):
-    path = tmp_path / "tables.npz"
-    path.write_bytes(b"PK\x03\x04 broken")
+def test_the_engine_plays_on_with_a_corrupt_file_and_learns_into_a_new_one(tmp_path):
+    broken, fresh = tmp_path / "broken.npz", tmp_path / "fresh.npz"
+    broken.write_bytes(b"PK\x03\x04 broken")
     with Engine() as engine:
-        engine.send("setoption name MoveTables value true", f"setoption name MoveTablesFile value {path}",
+        engine.send("setoption name MoveTables value true", f"setoption name MoveTablesFile value {broken}",
                     "position startpos", "go depth 7")
         _, lines = engine.read_until("bestmove")
         assert any("MoveTablesFile" in line and "start empty" in line for line in errors_in(lines)), lines
+        assert lines[-1].split()[1] in {m for m in Board().legal_moves()}
+        engine.send(f"setoption name MoveTablesFile value {fresh}", "position startpos moves e2e4", "go depth 7")
+        engine.read_until("bestmove")
         engine.send("ucinewgame", "isready")            # the game's end: the tables are written
         engine.read_until("readyok")
         assert engine.quit() == 0
-    assert load_tables(Searcher(hash_mb=1), path) > 0
+    assert broken.read_bytes() == b"PK\x03\x04 broken"    # not ours to overwrite
+    assert load_tables(Searcher(hash_mb=1), fresh) > 0
+
+
+def test_only_a_move_table_file_is_ever_overwritten(learnt, tmp_path):
+    """A mistyped MoveTablesFile must not destroy what it names."""
+    readme = tmp_path / "README.md"
+    readme.write_text("keep me")
+    for target in (readme, REPO / "nets" / "nmm.npz", Path("/dev/null"), tmp_path):
+        before = target.stat()
+        with pytest.raises(MemoryFileError, match="not overwritten"):
+            save_tables(learnt, target)
+        assert target.stat().st_mtime_ns == before.st_mtime_ns and target.stat().st_mode == before.st_mode
+    assert readme.read_text() == "keep me" and not list(tmp_path.glob("*.tmp"))
+    with Engine() as engine:
+        engine.send("setoption name MoveTables value true", f"setoption name MoveTablesFile value {readme}",
+                    "position startpos", "go depth 4")
+        engine.read_until("bestmove")
+        engine.send("ucinewgame", "isready")
+        _, lines = engine.read_until("readyok")
+        assert any("not overwritten" in line for line in errors_in(lines)), lines
+        assert engine.quit() == 0
+    assert readme.read_text() == "keep me"
