@@ -676,6 +676,21 @@ def study_evaluators(nets_dir: str, out: str | None, only: str, games: int, dept
                    log=click.echo))
 
 
+@study.command("chessmaps")
+@click.option("--games-file", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="PGN games (default: masters_pgnmentor_both2500.pgn.gz in the data folder).")
+@click.option("--games", type=int, default=3, show_default=True, help="Full games whose positions are searched.")
+@click.option("--depths", default="5,8", show_default=True, help="Fixed depths, comma-separated.")
+@click.option("--out", type=click.Path(file_okay=False), default="reports/chessmaps", show_default=True)
+def study_chessmaps(games_file: str | None, games: int, depths: str, out: str) -> None:
+    """Nodes to fixed depths over full games' positions: orderings, move chains, move tables."""
+    from engine.perft import data_dir
+    from engine.study.chessmaps import GAMES_FILE, game_positions, run
+    fens = game_positions(Path(games_file) if games_file else data_dir() / "games" / GAMES_FILE, games)
+    click.echo(f"{len(fens)} positions from {games} games")
+    run(fens, [int(d) for d in depths.split(",")], Path(out), log=click.echo)
+
+
 @study.command("ordering")
 @click.option("--sets", type=click.Path(file_okay=False), default="var/nmm", show_default=True)
 @click.option("--net", type=click.Path(dir_okay=False), default="nets/nmm.npz", show_default=True)

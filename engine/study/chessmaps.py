@@ -1,0 +1,121 @@
+"""``nmm-chess study chessmaps``: what the ChessMaps parts do to the search.
+
+Every position of a few full master games, searched to fixed depths in
+game order, as the paper's Table 1 does (it used one 98-position game at
+depth 5). Two groups of runs, node counts against the history heuristic:
+
+- orderings (``MoveOrdering``: history, weighted, chessmaps; the engine's
+  defaults otherwise, ``NMMMinDepth`` 2, and chessmaps at every depth too),
+  each search on cleared tables, so every count is reproducible;
+- memory: the move chains (short-term: cleared with the hash table before
+  each position) and the move tables with 1, 2 or 4 table moves a node
+  (long-term: carried from position to position through the games, as over
+  a game in play).
+
+Written: ``chessmaps.csv`` (one row per depth and variant) and
+``chessmaps.png``. Forward pruning is not built yet, so the reductions here
+are those of move ordering alone.
+"""
+from __future__ import annotations
+
+import csv
+import gzip
+from pathlib import Path
+
+import chess.pgn
+
+from engine._core import Board, Searcher
+
+VARIANTS = {        # name: (Searcher.configure arguments, tables carried from position to position)
+    "history": ({}, False),
+    "weighted": ({"ordering": "weighted"}, False),
+    "chessmaps": ({"ordering": "chessmaps"}, False),
+    "chessmaps, NMMMinDepth 0": ({"ordering": "chessmaps", "nmm_min_depth": 0}, False),
+    "chains": ({"move_chains": True}, False),
+    "chains + 1 table move": ({"move_chains": True, "move_tables": 1}, True),
+    "chains + 2 table moves": ({"move_chains": True, "move_tables": 2}, True),
+    "chains + 4 table moves": ({"move_chains": True, "move_tables": 4}, True),
+    "1 table move alone": ({"move_tables": 1}, True),
+}
+GAMES_FILE = "masters_pgnmentor_both2500.pgn.gz"
+
+
+def game_positions(path: Path, games: int) -> list[str]:
+    """The FEN before every move but the first of the first ``games`` decided or drawn games."""
+    opener = gzip.open if path.suffix == ".gz" else open
+    found, taken = [], 0
+    with opener(path, "rt", errors="replace") as f:
+        while taken < games and (game := chess.pgn.read_game(f)) is not None:
+            if game.headers.get("Result") not in ("1-0", "0-1", "1/2-1/2"):
+                continue
+            board = game.board()
+            for move in game.mainline_moves():
+                board.push(move)
+                if not board.is_game_over():
+                    found.append(board.fen())
+            taken += 1
+    return found
+
+
+def engine_searcher(hash_mb: int = 16) -> Searcher:
+    """A searcher as the UCI engine makes it: the shipped NMM with its history
+    weight, NMMMinDepth at its default."""
+    from engine.nets import load_nmm
+    from engine.session import NMM_MIN_DEPTH, REPO
+    searcher = Searcher(hash_mb=hash_mb)
+    net = load_nmm(REPO / "nets" / "nmm.npz")
+    searcher.set_nmm(net.encoding, net.weights, net.bias)
+    searcher.configure(nmm_min_depth=NMM_MIN_DEPTH, hhweight=net.suggested_hhweight)
+    return searcher
+
+
+def nodes(fens: list[str], depth: int, config: dict, hash_mb: int = 16) -> tuple[int, dict]:
+    """Total nodes over ``fens`` in order; the move-table counters at the end."""
+    searcher = engine_searcher(hash_mb)
+    searcher.configure(**config)
+    total = 0
+    for fen in fens:
+        searcher.clear()                # hash, history, killers, chains; the tables stay
+        total += searcher.search(Board(fen), depth=depth)["nodes"]
+    return total, searcher.table_stats
+
+
+def run(fens: list[str], depths: list[int], out: Path, log=print) -> list[dict]:
+    out.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for depth in depths:
+        base = None
+        for name, (config, _) in VARIANTS.items():
+            total, tables = nodes(fens, depth, config)
+            base = base or total
+            rows.append({"depth": depth, "variant": name, "nodes": total, "ratio": round(total / base, 4),
+                         "table_tries": tables["tries"], "table_cutoffs": tables["cutoffs"],
+                         "reliable_paths": tables["reliable"]})
+            log(f"depth {depth} {name:24} {total:>11,} nodes  x{total / base:.3f}")
+    with open(out / "chessmaps.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    plot(rows, out / "chessmaps.png")
+    return rows
+
+
+def plot(rows: list[dict], path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    depths = sorted({r["depth"] for r in rows})
+    names = list(VARIANTS)
+    fig, ax = plt.subplots(figsize=(9, 4))
+    width = 0.8 / len(depths)
+    for k, depth in enumerate(depths):
+        ratios = [next(r["ratio"] for r in rows if r["depth"] == depth and r["variant"] == n) for n in names]
+        ax.bar([i + k * width for i in range(len(names))], ratios, width, label=f"depth {depth}")
+    ax.axhline(1.0, color="grey", lw=0.8)
+    ax.set_xticks([i + width * (len(depths) - 1) / 2 for i in range(len(names))], names, rotation=25,
+                  ha="right")
+    ax.set(ylabel="nodes / history's", ylim=(0.8, 1.2), title="ChessMaps parts: nodes to fixed depth")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
