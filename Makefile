@@ -91,7 +91,7 @@ td-leaf: build
 
 td-match: build
 	$(PY) -m engine.cli match nmm:Eval=td nmm:Eval=handwritten --games 1000 --depth 2 --concurrency 2 \
-	    --seed 21 | tee reports/td_hon_depth2.log
+	    --seed 21 | tee reports/td_home_depth2.log
 	$(PY) -m engine.cli bench-eval --runs 3 | tee reports/td_bench.log
 
 evaluators: build
