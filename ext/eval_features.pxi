@@ -163,8 +163,7 @@ cdef void side_features(const Position* pos, int color, const SideAttacks* mine,
 cdef void features_a(const Position* pos, float* f) noexcept nogil:
     """Set A into ``f[0:FEATURES_A]``, from the side to move's view."""
     cdef SideAttacks att[2]
-    side_attacks(pos, WHITE, &att[WHITE])
-    side_attacks(pos, BLACK, &att[BLACK])
+    both_attacks(pos, att)
     features_a_with(pos, att, f)
 
 

@@ -273,6 +273,12 @@ cdef void side_attacks(const Position* pos, int color, SideAttacks* att) noexcep
         att.all |= att.by_type[pt]
 
 
+cdef inline void both_attacks(const Position* pos, SideAttacks* att) noexcept nogil:
+    """side_attacks for White into att[WHITE] and Black into att[BLACK]."""
+    side_attacks(pos, WHITE, &att[WHITE])
+    side_attacks(pos, BLACK, &att[BLACK])
+
+
 cdef void eval_pieces(const Position* pos, int color, const SideAttacks* mine, int* mobility, int* rooks,
                       int* attack_units, int* attackers) noexcept nogil:
     """Mobility, rook files, and the attack on the enemy king's zone."""
@@ -368,8 +374,7 @@ cdef void material_and_psq(const Position* pos, EvalTrace* trace) noexcept nogil
 cdef int evaluate(const Position* pos, EvalTrace* trace) noexcept nogil:
     """Static score in centipawns for the side to move; fills ``trace`` if given."""
     cdef SideAttacks att[2]
-    side_attacks(pos, WHITE, &att[WHITE])
-    side_attacks(pos, BLACK, &att[BLACK])
+    both_attacks(pos, att)
     return evaluate_with(pos, att, trace)
 
 

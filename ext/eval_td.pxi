@@ -258,6 +258,5 @@ cdef int td_evaluate(const TdEval* net, TdCacheEntry* cache, TdAccumulator* accs
 cdef int td_score(const TdEval* net, const Position* pos, TdAccumulator* accs) noexcept nogil:
     """The net's score in centipawns for the side to move (no cache)."""
     cdef SideAttacks att[2]         # read by the features and by the handwritten evaluation
-    side_attacks(pos, WHITE, &att[WHITE])
-    side_attacks(pos, BLACK, &att[BLACK])
+    both_attacks(pos, att)
     return td_centipawns(net, pos, td_output(net, pos, accs, att), att)

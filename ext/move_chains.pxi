@@ -15,13 +15,7 @@
 
 cdef inline bint quiet_legal(const Picker* p, Move m) noexcept nogil:
     """``m`` is one of this node's quiet moves (so legal here)."""
-    cdef int i
-    if m == 0:
-        return False
-    for i in range(p.n_noisy, p.n):
-        if p.moves[i] == m:
-            return True
-    return False
+    return m != 0 and contains(p.moves, p.n_noisy, p.n, m)
 
 
 cdef void chain_store(Search* s, int side, Move m, Move reply) noexcept nogil:
@@ -54,8 +48,7 @@ cdef int chain_moves(Search* s, const Picker* p, Move* out, bint* is_table) noex
     cdef Move prev, m
     cdef u64 b, newest, left = pos.occ[us]
     cdef ChainEntry* e
-    for sq in range(CHAIN_TRIES + 1 + MT_MAX_TRIES):
-        is_table[sq] = False
+    memset(is_table, 0, (CHAIN_TRIES + 1 + MT_MAX_TRIES) * sizeof(bint))
     if not s.opt.move_chains:
         return table_moves(s, p, out, is_table, 0, s.opt.move_tables)
     if pos.hist_len > 0:

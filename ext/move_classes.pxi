@@ -29,14 +29,6 @@ for _sq in range(64):
                           + 2 * (3 <= _sq % 8 <= 4 and 3 <= _sq // 8 <= 4))
 
 
-cdef inline int least_attacker_value(const Position* pos, u64 attackers, int color) noexcept nogil:
-    cdef int pt
-    for pt in range(6):
-        if attackers & pos.pieces[pt + 6 * color]:
-            return SEE_VALUE[pt]
-    return 0
-
-
 cdef u64 en_prise(const Position* pos, int color) noexcept nogil:
     """``color``'s pieces (the king aside) the other side can take with gain:
     attacked by a cheaper piece, or attacked and not defended."""
@@ -49,7 +41,7 @@ cdef u64 en_prise(const Position* pos, int color) noexcept nogil:
         if not (attackers & pos.occ[them]):
             continue
         if (not (attackers & pos.occ[color])
-                or least_attacker_value(pos, attackers & pos.occ[them], them)
+                or SEE_VALUE[least_valuable(pos, attackers & pos.occ[them], them)]
                 < SEE_VALUE[piece_type(pos.board[sq])]):
             result |= bit(sq)
     return result
@@ -131,8 +123,7 @@ cdef void square_control(const Position* pos, int8_t* owner) noexcept nogil:
     cdef SideAttacks att[2]
     cdef u64 white, black
     cdef int sq
-    side_attacks(pos, WHITE, &att[WHITE])
-    side_attacks(pos, BLACK, &att[BLACK])
+    both_attacks(pos, att)
     white = controlled(&att[WHITE], &att[BLACK])
     black = controlled(&att[BLACK], &att[WHITE])
     for sq in range(64):

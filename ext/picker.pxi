@@ -14,15 +14,7 @@ cdef enum:
     STAGE_QUIETS = 5
     STAGE_BAD_CAPTURES = 6
     STAGE_DONE = 7
-    STAGE_CHAINS = 8            # after the good captures, with MoveChains on
-
-cdef inline bint contains(const Move* moves, int start, int end, Move m) noexcept nogil:
-    cdef int i
-    for i in range(start, end):
-        if moves[i] == m:
-            return True
-    return False
-
+    STAGE_CHAINS = 8            # after the good captures, with MoveChains or MoveTables on
 
 cdef void picker_init(Picker* p, Search* s, Move tt_move, int ply, int depth,
                       bint captures_only) noexcept nogil:

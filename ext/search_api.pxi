@@ -224,8 +224,7 @@ cdef class Searcher:
         if self.td.b2 == NULL:
             raise ValueError("no TD net is loaded")
         cdef SideAttacks att[2]
-        side_attacks(&board.pos, WHITE, &att[WHITE])
-        side_attacks(&board.pos, BLACK, &att[BLACK])
+        both_attacks(&board.pos, att)
         return td_output(&self.td, &board.pos, self.s.td_acc if incremental else NULL, att)
 
     def set_nmm(self, encoding: str, weights, bias) -> None:

@@ -137,6 +137,14 @@ ctypedef struct Picker:
     bint from_table             # ... or from the move tables
 
 
+cdef inline bint contains(const Move* moves, int start, int end, Move m) noexcept nogil:
+    cdef int i
+    for i in range(start, end):
+        if moves[i] == m:
+            return True
+    return False
+
+
 cdef inline double now_ms() noexcept nogil:
     cdef timespec ts
     clock_gettime(CLOCK_MONOTONIC, &ts)

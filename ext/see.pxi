@@ -18,6 +18,15 @@ cdef inline int captured_type(const Position* pos, Move m) noexcept nogil:
     return piece_type(pos.board[move_to(m)])
 
 
+cdef inline int least_valuable(const Position* pos, u64 pieces, int color) noexcept nogil:
+    """The type of ``color``'s cheapest piece among ``pieces`` (6: none)."""
+    cdef int pt
+    for pt in range(6):
+        if pieces & pos.pieces[pt + 6 * color]:
+            return pt
+    return 6
+
+
 cdef int see(const Position* pos, Move m) noexcept nogil:
     """Material balance of ``m`` and the best replies on its square, in centipawns."""
     cdef int frm = move_from(m), to = move_to(m), flag = move_flag(m)
@@ -42,9 +51,7 @@ cdef int see(const Position* pos, Move m) noexcept nogil:
         mine = attackers & pos.occ[side]
         if not mine:
             break
-        for pt in range(6):
-            if mine & pos.pieces[pt + 6 * side]:
-                break
+        pt = least_valuable(pos, mine, side)
         d += 1
         gain[d] = SEE_VALUE[attacker_type] - gain[d - 1]   # ``side`` takes the last capturer
         occ ^= bit(lsb(mine & pos.pieces[pt + 6 * side]))

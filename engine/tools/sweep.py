@@ -98,7 +98,7 @@ def run(points: list[dict[str, str]], measure: Callable[[dict[str, str]], dict],
     finishes. ``measure`` is called with a point; with ``workers`` > 1 or a
     ``cluster`` it must pickle (a module-level function, or a partial of one),
     and the points run as units of engine/tools/workpool.py."""
-    from engine.tools.workpool import run_units
+    from engine.tools.workpool import run_units, save_json
     out.mkdir(parents=True, exist_ok=True)
     store = out / "points.json"
     done: dict[str, dict] = json.loads(store.read_text()) if store.exists() else {}
@@ -107,9 +107,7 @@ def run(points: list[dict[str, str]], measure: Callable[[dict[str, str]], dict],
 
     def save(key: str, result: dict) -> None:
         done[key] = {"point": units[key], **result}
-        tmp = store.with_suffix(".tmp")
-        tmp.write_text(json.dumps(done, indent=1))
-        tmp.replace(store)
+        save_json(store, done, indent=1)
         log(f"{key}: " + ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}"
                                    for k, v in result.items()))
     if workers <= 1 and not cluster:

@@ -25,6 +25,7 @@ import chess
 from engine.tools.engines import EngineSpec
 from engine.tools.match import run_match
 from engine.tools.sprt import score_elo
+from engine.tools.workpool import save_json
 
 SEPARATOR = " vs "
 
@@ -105,12 +106,6 @@ def load_pairs(store: Path) -> dict[str, list[float]]:
         return {}
     pairs = json.loads(store.read_text())
     return {(k if SEPARATOR in k else k.replace("-", SEPARATOR, 1)): v for k, v in pairs.items()}
-
-
-def save_json(path: Path, value) -> None:
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(value))
-    tmp.replace(path)                       # atomic: a kill never leaves half a file
 
 
 def play(specs: dict[str, EngineSpec], pairings: list[tuple[str, str]], openings: list[chess.Board],

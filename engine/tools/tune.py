@@ -32,6 +32,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from engine.tools.workpool import save_json
+
 ALPHA, GAMMA = 0.602, 0.101
 
 
@@ -100,9 +102,7 @@ def tune(params: list[Param], iterations: int, play: Callable[[dict[str, float],
         theta, result = step(params, state["theta"], k, iterations, rng, play)
         state.update(k=k, theta=theta)
         state["history"].append({"k": k, "result": result, **theta})
-        tmp = state_path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(state, indent=1))
-        tmp.replace(state_path)
+        save_json(state_path, state, indent=1)
         log(f"step {k}/{iterations}: {result:+g}; " + ", ".join(f"{n} {v:.4g}" for n, v in theta.items()))
     return state
 

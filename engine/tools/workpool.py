@@ -18,11 +18,20 @@ unit and never counts one twice: a rerun after a crash skips what was saved.
 from __future__ import annotations
 
 import atexit
+import json
 from collections.abc import Callable, Hashable, Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 RETRIES = 3
+
+
+def save_json(path: Path, value, indent: int | None = None) -> None:
+    """Write ``value`` as JSON to ``path`` atomically (a temporary file renamed
+    over it): a kill never leaves half a file of finished units."""
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(value, indent=indent))
+    tmp.replace(path)
 
 
 def run_units(fn: Callable, units: Iterable[tuple[Hashable, object]], done: set,
