@@ -92,7 +92,9 @@ td-leaf: build
 td-match: build
 	$(PY) -m engine.cli match nmm:Eval=td nmm:Eval=handwritten --games 1000 --depth 2 --concurrency 2 \
 	    --seed 21 | tee reports/td_home_depth2.log
-	$(PY) -m engine.cli bench-eval --runs 3 | tee reports/td_bench.log
+
+td-bench: build
+	$(PY) -m engine.cli bench-eval --runs 7 2>&1 | tee reports/td_bench.log
 
 evaluators: build
 	OPENBLAS_NUM_THREADS=1 $(PY) -m engine.cli study evaluators --train $(TD_GAMES) --depth 2 --games 40

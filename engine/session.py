@@ -81,6 +81,8 @@ class Session:
             Option("MoveTables", "check", False, apply=self._set_move_tables),
             Option("MoveTableMoves", "spin", 1, 1, 4, apply=lambda _: self._apply_move_tables()),
             Option("MoveTablesFile", "string", "var/movetables.npz", apply=self._set_move_tables_file),
+            Option("ForwardPruning", "check", False, apply=configure("forward_pruning")),
+            Option("BeamWidth", "spin", 4, 1, 64, apply=configure("beam_width")),
             Option("NMMMinDepth", "spin", NMM_MIN_DEPTH, 0, 64, apply=configure("nmm_min_depth")),
             Option("NMMCutNodesOnly", "check", True, apply=configure("nmm_cut_nodes_only")),
             Option("NullMove", "check", True, apply=configure("null_move")),
@@ -97,7 +99,9 @@ class Session:
         if self._searcher is None:
             self._searcher = Searcher(self._hash_mb)
             self._searcher.configure(nmm_min_depth=self.options["NMMMinDepth"],
-                                     move_chains=self.options["MoveChains"])
+                                     move_chains=self.options["MoveChains"],
+                                     forward_pruning=self.options["ForwardPruning"],
+                                     beam_width=self.options["BeamWidth"])
             if self.options["MoveTables"]:
                 self._load_memory()
                 self._apply_move_tables()

@@ -13,22 +13,25 @@
 # Evaluations are cached by position key: the quiescence search asks for the
 # same positions again and again, and the features cost far more than a probe.
 #
-# The first layer's sums over the square inputs are kept incrementally, as
-# NNUE keeps its accumulator, but without hooks in make/unmake: each searcher
-# holds, per phase net and side to move, the sums for the pieces of the last
-# position it evaluated, and brings them to the next one by the pieces that
-# differ (a bitboard XOR). Positions evaluated one after another in a search
-# are near each other in the tree: a few rows change instead of thirty-two.
+# The first layer's sums are kept incrementally, as NNUE keeps its
+# accumulator, but without hooks in make/unmake: each searcher holds, per
+# phase net and side to move, the sums for the last position it evaluated,
+# and brings them to the next one by the inputs that differ: the pieces that
+# moved (a bitboard XOR) and the dense features whose value changed (by the
+# difference). Positions evaluated one after another in a search are near
+# each other in the tree: a few square rows change instead of thirty-two, and
+# about ten dense features of the thirty that are not zero.
 
 from libc.math cimport log
+from libc.string cimport memcmp, memcpy
 
 cdef enum:
-    TD_CACHE_SIZE = 1 << 20     # entries (16 MB): a power of two
+    TD_CACHE_SIZE = 1 << 21     # entries (16 MB): a power of two
     TD_MAX_CP = 20000           # below every mate score
     TD_MAX_HIDDEN = 1024        # td_kernel.h's NMM_TD_MAX_HIDDEN
     TD_ACCUMULATORS = 6         # 3 phase nets x 2 sides to move
     TD_REFRESH_AFTER = 256      # incremental updates before the sums are recomputed (float rounding)
-    TD_MAX_DIFF = 16            # more changed rows than this: recompute instead
+    TD_MAX_DIFF = 16            # more changed square rows than this: recompute instead
 
 ctypedef struct TdEval:
     int squares             # 0: set A, 1: B (kings, pawns), 2: C (all pieces)
@@ -44,15 +47,18 @@ ctypedef struct TdEval:
     int development         # phase rule: the opening by home_count (1) or by the move number (0)
 
 ctypedef struct TdCacheEntry:
-    u64 key
-    int score
+    # The key's upper 48 bits, the score (int16, |score| <= TD_MAX_CP) in the
+    # low 16: twice the entries of a key and an int in the same memory.
+    u64 data
 
 ctypedef struct TdAccumulator:
-    # b1 plus the rows of the square inputs of ``pieces``, for one phase net
-    # and one side to move (square inputs are seen from the side to move).
+    # b1 plus the rows of the square inputs of ``pieces`` and of the dense
+    # inputs ``dense``, for one phase net and one side to move (inputs are
+    # seen from the side to move).
     u64 pieces[12]
     int valid
     int updates
+    float dense[FEATURES_A]
     float sums[TD_MAX_HIDDEN]
 
 
@@ -98,7 +104,8 @@ cdef extern from "td_kernel.h" nogil:
     int NMM_TD_LANES
     float nmm_td_kernel(const float* w1, const float* b1, const float* w2, float b2, int hidden,
                         const int* rows, const float* values, int n)
-    void nmm_td_apply(float* sums, const float* w1, int hidden, const int* rows, const float* signs, int n)
+    void nmm_td_apply(float* sums, const float* w1, int hidden, const int* rows, const float* deltas, int n)
+    int nmm_td_dense_changes(const float* now, const float* before, int n, int* rows, float* deltas, int m)
 
 
 ctypedef struct TdInputs:
@@ -144,49 +151,52 @@ cdef float td_net_output(const TdEval* net, int k, const float* dense, const TdI
                          x.n if squares else x.n_dense)
 
 
-cdef void td_refresh(const TdEval* net, int k, TdAccumulator* acc, const Position* pos) noexcept nogil:
-    """The sums of phase net ``k`` for ``pos``'s side to move, from b1 up."""
+cdef void td_refresh(const TdEval* net, int k, TdAccumulator* acc, const Position* pos,
+                     const float* dense) noexcept nogil:
+    """The sums of phase net ``k`` for ``pos``'s side to move (dense inputs
+    ``dense``), from b1 up."""
+    cdef TdInputs x
     cdef int active[MAX_ACTIVE]
-    cdef float ones[MAX_ACTIVE]
-    cdef int i, n = active_squares(pos, net.squares == 2, active)
-    for i in range(n):
-        active[i] += FEATURES_A
-        ones[i] = 1
+    cdef int n = active_squares(pos, net.squares == 2, active) if net.squares else 0
+    td_inputs(dense, active, n, &x)
     memcpy(acc.sums, &net.b1[k * net.hidden], net.hidden * sizeof(float))
-    nmm_td_apply(acc.sums, &net.w1[k * net.inputs * net.hidden], net.hidden, active, ones, n)
+    nmm_td_apply(acc.sums, &net.w1[k * net.inputs * net.hidden], net.hidden, x.rows, x.values, x.n)
     memcpy(acc.pieces, pos.pieces, sizeof(acc.pieces))
+    memcpy(acc.dense, dense, sizeof(acc.dense))
     acc.valid = 1
     acc.updates = 0
 
 
-cdef void td_update(const TdEval* net, int k, TdAccumulator* acc, const Position* pos) noexcept nogil:
-    """Bring the sums of phase net ``k`` (``pos``'s side to move) to ``pos``'s pieces."""
-    cdef int rows[2 * TD_MAX_DIFF]
-    cdef float signs[2 * TD_MAX_DIFF]
-    cdef int p, sq, idx, n = 0
+ctypedef struct TdChanges:
+    # The inputs that differ between an accumulator's position and the one
+    # being evaluated, as (row, delta) pairs for nmm_td_apply.
+    int n
+    int rows[2 * TD_MAX_DIFF + FEATURES_A]
+    float deltas[2 * TD_MAX_DIFF + FEATURES_A]
+
+
+cdef bint td_changes(const TdEval* net, const TdAccumulator* acc, const Position* pos,
+                     const float* dense, TdChanges* c) noexcept nogil:
+    """The rows that bring ``acc`` to ``pos`` into ``c``; False when so many
+    pieces differ that summing afresh is cheaper."""
+    cdef int p, sq, n = 0
     cdef u64 changed, b
     cdef bint all_pieces = net.squares == 2
-    if not acc.valid or acc.updates >= TD_REFRESH_AFTER:
-        td_refresh(net, k, acc, pos)
-        return
-    for p in range(12):
-        changed = acc.pieces[p] ^ pos.pieces[p]
-        if changed == 0 or (not all_pieces and piece_type(p) != PAWN and piece_type(p) != KING):
-            continue
-        if n + popcount(changed) > 2 * TD_MAX_DIFF:
-            td_refresh(net, k, acc, pos)
-            return
-        b = changed
-        while b:
-            sq = pop_lsb(&b)
-            idx = square_index(p, sq, pos.stm, all_pieces)
-            rows[n] = FEATURES_A + idx
-            signs[n] = 1 if pos.pieces[p] & bit(sq) else -1
-            n += 1
-    if n:
-        nmm_td_apply(acc.sums, &net.w1[k * net.inputs * net.hidden], net.hidden, rows, signs, n)
-        memcpy(acc.pieces, pos.pieces, sizeof(acc.pieces))
-        acc.updates += 1
+    if net.squares:
+        for p in range(12):
+            changed = acc.pieces[p] ^ pos.pieces[p]
+            if changed == 0 or (not all_pieces and piece_type(p) != PAWN and piece_type(p) != KING):
+                continue
+            if n + popcount(changed) > 2 * TD_MAX_DIFF:
+                return False
+            b = changed
+            while b:
+                sq = pop_lsb(&b)
+                c.rows[n] = FEATURES_A + square_index(p, sq, pos.stm, all_pieces)
+                c.deltas[n] = 1 if pos.pieces[p] & bit(sq) else -1
+                n += 1
+    c.n = nmm_td_dense_changes(dense, acc.dense, FEATURES_A, c.rows, c.deltas, n)
+    return True
 
 
 cdef float td_output(const TdEval* net, const Position* pos, TdAccumulator* accs,
@@ -195,26 +205,52 @@ cdef float td_output(const TdEval* net, const Position* pos, TdAccumulator* accs
     searcher's accumulators (TD_ACCUMULATORS of them), or NULL to sum every
     input afresh; ``att``: both sides' attacks (side_attacks)."""
     cdef float dense[FEATURES_A]
-    cdef int active[MAX_ACTIVE]
     cdef float w[3]
-    cdef int n = 0, k
+    cdef int k
     cdef float out = 0
     cdef TdAccumulator* acc
-    cdef TdInputs x
-    cdef bint incremental = accs != NULL and net.hidden > 0 and net.squares > 0
     features_a_with(pos, att, dense)
-    if net.squares and not incremental:
+    phase_blend(pos, net.nets, net.development, w)
+    if accs == NULL or net.hidden == 0:
+        return td_output_afresh(net, pos, dense, w)
+    # Every input is in the sums: the kernel only applies the rest of the net.
+    # Two phase nets' accumulators left at the same position take the same changes.
+    cdef TdChanges c
+    cdef u64 changes_from[12]
+    cdef bint have = False
+    for k in range(net.nets):
+        if w[k] <= 0:
+            continue
+        acc = &accs[3 * pos.stm + k]
+        if acc.valid and acc.updates < TD_REFRESH_AFTER:
+            if not (have and memcmp(acc.pieces, changes_from, sizeof(changes_from)) == 0):
+                memcpy(changes_from, acc.pieces, sizeof(changes_from))
+                have = td_changes(net, acc, pos, dense, &c)
+        if not acc.valid or acc.updates >= TD_REFRESH_AFTER or not have:
+            td_refresh(net, k, acc, pos, dense)
+        elif c.n:
+            nmm_td_apply(acc.sums, &net.w1[k * net.inputs * net.hidden], net.hidden, c.rows, c.deltas, c.n)
+            memcpy(acc.pieces, pos.pieces, sizeof(acc.pieces))
+            memcpy(acc.dense, dense, sizeof(acc.dense))
+            acc.updates += 1
+        out += w[k] * nmm_td_kernel(&net.w1[k * net.inputs * net.hidden], acc.sums,
+                                    &net.w2[k * net.hidden], net.b2[k], net.hidden, NULL, NULL, 0)
+    return out
+
+
+cdef float td_output_afresh(const TdEval* net, const Position* pos, const float* dense,
+                            const float* w) noexcept nogil:
+    """td_output without accumulators: every input summed (and the linear net)."""
+    cdef int active[MAX_ACTIVE]
+    cdef int n = 0, k
+    cdef float out = 0
+    cdef TdInputs x
+    if net.squares:
         n = active_squares(pos, net.squares == 2, active)
     td_inputs(dense, active, n, &x)
-    phase_blend(pos, net.nets, net.development, w)
     for k in range(net.nets):
         if w[k] > 0:
-            if incremental:
-                acc = &accs[3 * pos.stm + k]
-                td_update(net, k, acc, pos)
-                out += w[k] * td_net_output(net, k, dense, &x, False, acc.sums)
-            else:
-                out += w[k] * td_net_output(net, k, dense, &x, True, &net.b1[k * net.hidden])
+            out += w[k] * td_net_output(net, k, dense, &x, True, &net.b1[k * net.hidden])
     return out
 
 
@@ -236,6 +272,23 @@ cdef int td_centipawns(const TdEval* net, const Position* pos, float y, const Si
     return <int>cp
 
 
+cdef extern from *:
+    void __builtin_prefetch(const void* address) nogil
+
+
+cdef inline void td_prefetch(const TdEval* net, const TdCacheEntry* cache, const Position* pos) noexcept nogil:
+    """Ask for the cache line of ``pos``'s entry before the TT probe, so that
+    the two memory reads overlap instead of one waiting for the other."""
+    __builtin_prefetch(&cache[td_cache_key(net, pos) & (TD_CACHE_SIZE - 1)])
+
+
+cdef inline u64 td_cache_key(const TdEval* net, const Position* pos) noexcept nogil:
+    cdef u64 key = pos.key
+    if not net.development:
+        key ^= <u64>(pos.fullmove if pos.fullmove < 16 else 16) * 0x9E3779B97F4A7C15ULL
+    return key
+
+
 cdef int td_evaluate(const TdEval* net, TdCacheEntry* cache, TdAccumulator* accs,
                      const Position* pos) noexcept nogil:
     """The net's score in centipawns for the side to move, through the cache.
@@ -244,15 +297,14 @@ cdef int td_evaluate(const TdEval* net, TdCacheEntry* cache, TdAccumulator* accs
     key as far as the blend reads it (up to move 16): the same position early
     and late is scored apart.
     """
-    cdef u64 key = pos.key
-    if not net.development:
-        key ^= <u64>(pos.fullmove if pos.fullmove < 16 else 16) * 0x9E3779B97F4A7C15ULL
+    cdef u64 key = td_cache_key(net, pos)
     cdef TdCacheEntry* e = &cache[key & (TD_CACHE_SIZE - 1)]
-    if e.key == key:
-        return e.score
-    e.key = key
-    e.score = td_score(net, pos, accs)
-    return e.score
+    cdef int score
+    if (e.data ^ key) >> 16 == 0:
+        return <short>(e.data & 0xFFFF)
+    score = td_score(net, pos, accs)
+    e.data = (key & ~<u64>0xFFFF) | <unsigned short><short>score
+    return score
 
 
 cdef int td_score(const TdEval* net, const Position* pos, TdAccumulator* accs) noexcept nogil:

@@ -96,6 +96,8 @@ cdef int qsearch(Search* s, int alpha, int beta, int ply) noexcept nogil:
     if ply >= MAX_PLY:
         return 0 if check else static_eval(s, pos)
 
+    if s.td != NULL:
+        td_prefetch(s.td, s.td_cache, pos)
     entry = tt_probe(s.tt, pos.key)
     if entry != NULL:
         tt_move = entry.move
@@ -154,6 +156,7 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
     every move is searched and the order of quiet moves matters less."""
     cdef Position* pos = &s.pos
     cdef Picker picker
+    cdef Beam beam
     cdef TTEntry* entry
     cdef Move m, tt_move = 0, best_move = 0
     cdef int score, best = -INFINITE, eval, tt_score, r, new_depth, searched = 0, quiets = 0
@@ -183,6 +186,8 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
     if alpha >= beta:
         return alpha
 
+    if s.td != NULL:
+        td_prefetch(s.td, s.td_cache, pos)
     entry = tt_probe(s.tt, pos.key)
     if entry != NULL:
         tt_move = entry.move
@@ -233,15 +238,22 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
 
     picker_init(&picker, s, tt_move, ply, depth, False)
     picker.net_allowed = is_pv or cut_node or not s.opt.nmm_cut_nodes_only
+    beam_init(&beam, pos, s.opt.forward_pruning and not is_pv and not check and depth >= FP_MIN_DEPTH)
     s.stubborn[ply] = 0
     while True:
         m = picker_next(&picker, s, ply)
         if m == 0:
-            break
+            m = beam_next(&beam, s, pos, best <= original_alpha)
+            if m == 0:
+                break
         noisy = is_noisy(pos, m)
         killer = m == s.killers[ply][0] or m == s.killers[ply][1]
+        if (beam.on and not beam.readding
+                and beam_verdict(&beam, s, pos, m, tt_move, searched == 0, noisy,
+                                 picker.from_chain or picker.from_table, killer) == FP_PRUNED):
+            continue
         futile = False
-        if s.opt.futility and not is_pv and not check and not noisy and best > -MATE_BOUND:
+        if s.opt.futility and not is_pv and not check and not noisy and best > -MATE_BOUND and not beam.readding:
             if depth <= 4 and quiets >= LMP_LIMIT[depth] + (2 if improving else 0):
                 continue                # late-move pruning
             futile = depth <= 3 and eval + 60 + 100 * depth <= alpha
@@ -258,7 +270,7 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
             score = -negamax(s, new_depth, -beta, -alpha, ply + 1, True, not is_pv and not cut_node)
         else:
             r = 0
-            if s.opt.lmr and depth >= 3 and not noisy and not check and not gives_check:
+            if s.opt.lmr and depth >= 3 and not noisy and not check and not gives_check and not beam.readding:
                 r = LMR_TABLE[min(depth, 63)][min(searched, 63)]
                 r += (0 if improving else 1) - (1 if is_pv else 0) - (1 if killer else 0)
                 r = max(0, min(r, new_depth - 1))
@@ -285,6 +297,7 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
                 mt_weaken(s, pos, m, score)     # the long-term memory weakens it
         if score > best:
             best = score
+            beam_note_refutation(&beam, s, ply)
             s.stubborn[ply] = m
             s.stubborn_reply[ply] = s.stubborn[ply + 1]
             if score > alpha:

@@ -75,6 +75,8 @@ cdef class Searcher:
         self.s.opt.adaptive = False
         self.s.opt.beta_nn = 0.1
         self.s.opt.beta_hh = 0.1
+        self.s.opt.forward_pruning = False
+        self.s.opt.beam_width = 4
         self.s.net = NULL
         self.net.weights = NULL
         self.net.scale = NULL
@@ -109,8 +111,14 @@ cdef class Searcher:
             raise MemoryError(f"cannot allocate {megabytes} MB of hash")
 
     def clear(self) -> None:
-        """Forget everything learnt: table, history, killers, move chains (``ucinewgame``)."""
+        """Forget everything learnt: table, history, killers, move chains (``ucinewgame``).
+
+        The TD net's cached scores and first-layer sums go too: the sums
+        carry float rounding from the path that built them, so a search
+        after clear() gives the same nodes whatever was searched before."""
         memset(self.s.nmm_cache, 0, NMM_CACHE_SIZE * sizeof(NmmCacheEntry))
+        memset(self.s.td_cache, 0, TD_CACHE_SIZE * sizeof(TdCacheEntry))
+        self._forget_sums()
         memset(self.s.history, 0, sizeof(self.s.history))
         memset(self.s.killers, 0, sizeof(self.s.killers))
         chains_clear(self.s)
@@ -365,7 +373,8 @@ cdef class Searcher:
                   aspiration: bool | None = None, nmm_min_depth: int | None = None,
                   nmm_cut_nodes_only: bool | None = None, hhweight: float | None = None, adaptive: bool | None = None,
                   beta_nn: float | None = None, beta_hh: float | None = None,
-                  move_chains: bool | None = None, move_tables: int | None = None) -> None:
+                  move_chains: bool | None = None, move_tables: int | None = None,
+                  forward_pruning: bool | None = None, beam_width: int | None = None) -> None:
         """Set search options; None leaves one as it is."""
         if ordering is not None:
             self.s.opt.ordering = ORDERING_NAMES.index(ordering)
@@ -399,6 +408,10 @@ cdef class Searcher:
             self.s.opt.move_chains = move_chains
         if move_tables is not None:
             self.s.opt.move_tables = max(0, min(int(move_tables), MT_MAX_TRIES))
+        if forward_pruning is not None:
+            self.s.opt.forward_pruning = forward_pruning
+        if beam_width is not None:
+            self.s.opt.beam_width = max(0, min(int(beam_width), MAX_MOVES))
 
     @property
     def hhupdate(self) -> int:
@@ -413,6 +426,45 @@ cdef class Searcher:
             for sq in range(64):
                 held += self.s.chains[side][sq].move != 0
         return {"tries": self.s.chain_tries, "cutoffs": self.s.chain_cutoffs, "held": held}
+
+    @property
+    def pruning_stats(self) -> dict[str, int]:
+        """Forward pruning so far (since the Searcher was made): quiet moves the
+        beam judged by their class, how many it pruned, and how many of those
+        were searched after all for the key squares."""
+        return {"quiets": self.s.fp_quiets, "pruned": self.s.fp_pruned, "readded": self.s.fp_readded}
+
+    def beam(self, Board board, int depth=FP_MIN_DEPTH, key_squares=()) -> dict:
+        """What forward pruning does at a node of ``board`` with ``depth``
+        plies left (non-PV, no TT move): every move in the picker's order with
+        the reason it is searched ("pruned" if it is not), and the pruned
+        moves a poor result re-adds when ``key_squares`` (names, "e4") are
+        the refutation's squares. In check nothing is pruned ("evasion")."""
+        cdef Picker picker
+        cdef Beam beam
+        cdef Move m
+        cdef int searched = 0, reason
+        cdef bint check = in_check(&board.pos)
+        self.s.pos = board.pos
+        picker_init(&picker, self.s, 0, 1, depth, False)
+        beam_init(&beam, &self.s.pos, self.s.opt.forward_pruning and not check and depth >= FP_MIN_DEPTH)
+        moves = []
+        while True:
+            m = picker_next(&picker, self.s, 1)
+            if m == 0:
+                break
+            if not beam.on:
+                moves.append((move_to_uci(&self.s.pos, m), "evasion" if check else "unpruned"))
+                continue
+            reason = beam_verdict(&beam, self.s, &self.s.pos, m, 0, searched == 0, is_noisy(&self.s.pos, m),
+                                  picker.from_chain or picker.from_table,
+                                  m == self.s.killers[1][0] or m == self.s.killers[1][1])
+            moves.append((move_to_uci(&self.s.pos, m), FP_REASONS[reason]))
+            searched += reason != FP_PRUNED
+        for name in key_squares:
+            beam.key_squares |= bit(parse_square(name))
+        return {"moves": moves,
+                "readded": [move_to_uci(&self.s.pos, beam.pruned[i]) for i in range(beam_readd(&beam, &self.s.pos))]}
 
     @property
     def table_stats(self) -> dict[str, int]:

@@ -29,6 +29,8 @@ ctypedef struct SearchOptions:
     double beta_hh          # taken from hhweight on an hh-miss
     bint move_chains        # the ChessMaps short-term memory (move_chains.pxi)
     int move_tables         # table moves tried per node, 0: the long-term memory off (move_tables.pxi)
+    bint forward_pruning    # the ChessMaps beam at interior nodes (forward_pruning.pxi)
+    int beam_width          # safe other moves the beam keeps
 
 ctypedef struct Limits:
     int depth               # deepest iteration
@@ -107,6 +109,9 @@ ctypedef struct Search:
     u64 table_cutoffs
     u64 chain_tries             # moves the chain stage gave, and how many of them cut off
     u64 chain_cutoffs
+    u64 fp_quiets               # quiet moves the beam judged by their class ...
+    u64 fp_pruned               # ... of them pruned ...
+    u64 fp_readded              # ... and searched after all, for the key squares
 
 
 # The staged move picker's state (picker.pxi); here because scorers fill it.

@@ -53,14 +53,15 @@ def test_core_output_equals_numpy(squares, nets, hidden, phase):
         assert abs(cp - 2 * 250 * np.arctanh(np.clip(expected, -0.9999, 0.9999))) <= 1.5
 
 
-@pytest.mark.parametrize("squares", ["B", "C"])
-def test_incremental_sums_equal_a_fresh_sum(squares):
+@pytest.mark.parametrize("squares,hidden", [("A", 16), ("B", 16), ("C", 16), ("C", 40), ("B", 80)])
+def test_incremental_sums_equal_a_fresh_sum(squares, hidden):
     """The accumulators, brought from position to position by the pieces that
-    differ (captures, promotions, castling, en passant, jumps between games),
-    give the output that summing every input gives; a new net resets them."""
+    differ (captures, promotions, castling, en passant, jumps between games)
+    and the dense features whose value moved, give the output that summing
+    every input gives, whichever phase nets are blended; a new net resets them."""
     searcher, rng, checked = Searcher(hash_mb=1), random.Random(9), 0
     for seed in (1, 2):
-        net = random_net(squares, 3, 16, seed)
+        net = random_net(squares, 3, hidden, seed)
         searcher.set_td(net.squares, net.w1, net.b1, net.w2, net.b2, net.cp_scale)
         for _ in range(12):
             board = Board()
@@ -299,3 +300,19 @@ def test_the_shipped_net_loads_and_plays():
     assert not errors_in(lines)
     assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board().legal_moves
     assert engine.quit() == 0
+
+
+def test_a_search_after_clear_does_not_depend_on_what_came_before():
+    """clear() (ucinewgame, each bench position) empties the net's cache and
+    sums too: their float rounding depends on the path that built them, and
+    a score one centipawn off changes a tree (here, one of the sixteen)."""
+    from engine.bench import POSITIONS
+    from engine.nets import DEFAULT_TD
+    net = load_td(DEFAULT_TD)
+    used = Searcher(hash_mb=16)
+    net.install(used)
+    for fen in POSITIONS[:16]:
+        fresh = Searcher(hash_mb=16)
+        net.install(fresh)
+        used.clear()
+        assert used.search(Board(fen), depth=10)["nodes"] == fresh.search(Board(fen), depth=10)["nodes"]

@@ -1,21 +1,24 @@
 """``nmm-chess bench-eval``: search speed with each evaluation, as a ratio.
 
-The bench is searched with the handwritten evaluation and with each TD net
-in turn, ``runs`` rounds, alternating so that a busy machine slows all of
-them alike; the figure is the median nps of each and its ratio to the
-handwritten median. Beside it, the cost of one evaluation (median over the
+The bench is searched with the handwritten evaluation and with each TD net,
+``runs`` rounds. Within a round the evaluations take turns position by
+position, so that a spell of a busy machine (this one is shared) falls on
+all of them alike, and each search is timed in the thread's CPU time, which
+leaves out the time the thread was not running. The figures are the median
+nps of each and the median of the rounds' ratios to handwritten. Beside it, the cost of one evaluation (median over the
 bench positions, ``Searcher.eval_cost``): a fresh TD evaluation (features
 and every input summed), and its parts.
 """
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from statistics import median
 
 import click
 
 from engine._core import Board, Searcher
-from engine.bench import POSITIONS, run_bench
+from engine.bench import POSITIONS
 from engine.nets import load_td
 
 
@@ -27,21 +30,39 @@ def eval_costs(net) -> dict[str, float]:
     return {name: median(c[i] for c in costs) for i, name in enumerate(("handwritten", "features", "td", "net"))}
 
 
+def bench_round(searchers: dict[str, Searcher], depth: int) -> dict[str, tuple[int, float]]:
+    """One pass of the bench: every position searched by each searcher in
+    turn; (nodes, CPU seconds) per searcher."""
+    totals = {name: [0, 0.0] for name in searchers}
+    for fen in POSITIONS:
+        for name, searcher in searchers.items():
+            searcher.clear()
+            start = time.thread_time()
+            nodes = searcher.search(Board(fen), depth=depth)["nodes"]
+            totals[name][1] += time.thread_time() - start
+            totals[name][0] += nodes
+    return {name: (n, s) for name, (n, s) in totals.items()}
+
+
 def run(nets: list[Path], runs: int, depth: int) -> None:
     loaded = {path.name: load_td(path) for path in nets}
-    nps: dict[str, list[float]] = {"handwritten": [], **{name: [] for name in loaded}}
+    searchers = {"handwritten": Searcher(16)}
+    for name, net in loaded.items():
+        searchers[name] = Searcher(16)
+        net.install(searchers[name])
+    nps: dict[str, list[float]] = {name: [] for name in searchers}
     nodes: dict[str, int] = {}
     for r in range(runs):
-        for name in nps:
-            total, seconds = run_bench(depth, td=loaded.get(name))
+        for name, (total, seconds) in bench_round(searchers, depth).items():
             nodes[name] = total
             nps[name].append(total / max(seconds, 1e-9))
         click.echo(f"round {r + 1}: " + ", ".join(f"{n} {v[-1]:,.0f}" for n, v in nps.items()), err=True)
-    base = median(nps["handwritten"])
-    click.echo(f"bench depth {depth}, median of {runs} rounds")
-    click.echo(f"{'evaluation':16} {'nodes':>10} {'nps':>10} {'ratio':>6}")
+    click.echo(f"bench depth {depth}, median of {runs} rounds (CPU time, evaluations taking turns by position)")
+    click.echo(f"{'evaluation':16} {'nodes':>10} {'nps':>10} {'ratio':>6} {'ratio range':>14}")
     for name, values in nps.items():
-        click.echo(f"{name:16} {nodes[name]:>10} {median(values):>10,.0f} {median(values) / base:>6.1%}")
+        ratios = [v / h for v, h in zip(values, nps["handwritten"])]
+        click.echo(f"{name:16} {nodes[name]:>10} {median(values):>10,.0f} {median(ratios):>6.1%} "
+                   f"{min(ratios):>6.1%}-{max(ratios):.1%}")
     for name, net in loaded.items():
         cost = eval_costs(net)
         click.echo(f"{name}: one evaluation (ns, median of the bench positions): " +
