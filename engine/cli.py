@@ -478,6 +478,33 @@ def data_td(data_path: str | None, out: str, games: int, val_games: int, seed: i
     click.echo(json.dumps(summary, indent=2))
 
 
+@data.command("chessmaps")
+@click.option("--data", "data_path", type=click.Path(file_okay=False), default=None,
+              help="The data folder (default: $NMM_DATA or ../shared/data).")
+@click.option("--out", type=click.Path(dir_okay=False), default="nets/strategy.npz", show_default=True)
+@click.option("--pgn", "pgns", type=click.Path(exists=True, dir_okay=False), multiple=True,
+              help="PGN files instead of the data folder's master collections (repeatable; never TWIC).")
+@click.option("--games", type=int, default=40000, show_default=True,
+              help="Games read, from masters_pgnmentor_both2500 then pre1970.")
+@click.option("--min-count", type=int, default=3, show_default=True, help="Times a 3-ply path must be seen.")
+@click.option("--jobs", type=int, default=2, show_default=True)
+def data_chessmaps(data_path: str | None, out: str, pgns: tuple[str, ...], games: int, min_count: int,
+                   jobs: int) -> None:
+    """The ChessMaps strategy database: popular squares after master games' 3-ply paths."""
+    from engine.data.strategy import build, save
+    from engine.perft import data_dir
+    folder = Path(data_path) if data_path else data_dir()
+    folder = folder / "games" if (folder / "games").is_dir() else folder
+    files = [Path(p) for p in pgns] or [folder / "masters_pgnmentor_both2500.pgn.gz",
+                                        folder / "masters_pgnmentor_pre1970.pgn.gz"]
+    try:
+        db = build([f for f in files if f.is_file()], games, min_count, jobs, log=click.echo)
+    except ValueError as e:
+        raise click.ClickException(str(e)) from None
+    save(db, Path(out))
+    click.echo(f"wrote {out}: {len(db.keys):,} moves")
+
+
 @data.command("label")
 @click.argument("positions", type=click.Path(exists=True, dir_okay=False))
 @click.option("--out", type=click.Path(dir_okay=False), default="var/labels.csv", show_default=True,

@@ -81,8 +81,9 @@ class Session:
             Option("MoveTables", "check", False, apply=self._set_move_tables),
             Option("MoveTableMoves", "spin", 1, 1, 4, apply=lambda _: self._apply_move_tables()),
             Option("MoveTablesFile", "string", "var/movetables.npz", apply=self._set_move_tables_file),
-            Option("ForwardPruning", "check", False, apply=configure("forward_pruning")),
+            Option("ForwardPruning", "check", False, apply=self._set_forward_pruning),
             Option("BeamWidth", "spin", 4, 1, 64, apply=configure("beam_width")),
+            Option("StrategyFile", "string", "nets/strategy.npz", apply=self._set_strategy_file),
             Option("NMMMinDepth", "spin", NMM_MIN_DEPTH, 0, 64, apply=configure("nmm_min_depth")),
             Option("NMMCutNodesOnly", "check", True, apply=configure("nmm_cut_nodes_only")),
             Option("NullMove", "check", True, apply=configure("null_move")),
@@ -102,6 +103,8 @@ class Session:
                                      move_chains=self.options["MoveChains"],
                                      forward_pruning=self.options["ForwardPruning"],
                                      beam_width=self.options["BeamWidth"])
+            if self.options["ForwardPruning"]:
+                self._load_strategy(self.options["StrategyFile"])
             if self.options["MoveTables"]:
                 self._load_memory()
                 self._apply_move_tables()
@@ -172,6 +175,34 @@ class Session:
             self.error(f"MoveTablesFile: {e}")
         except (OSError, ValueError) as e:
             self.error(f"MoveTablesFile: cannot write {self._tables_path()}: {getattr(e, 'strerror', None) or e}")
+
+    def _set_forward_pruning(self, on: bool) -> None:
+        if self._searcher is None:
+            self.searcher           # made with the options as set: the database loaded if on
+            return
+        self.searcher.configure(forward_pruning=on)
+        if on and not self.searcher.has_strategy:
+            self._load_strategy(self.options["StrategyFile"])
+
+    def _set_strategy_file(self, path: str) -> None:
+        if self._searcher is not None and self.options["ForwardPruning"]:
+            self._load_strategy(path)
+
+    def _load_strategy(self, path: str) -> None:
+        """Load the strategy database the beam reads; on any problem say so
+        and prune without popular squares."""
+        from engine.data.strategy import load
+        from engine.nets import NetError
+        resolved = Path(path).expanduser()
+        if not resolved.is_absolute() and not resolved.exists():
+            resolved = self.repo / resolved
+        try:
+            db = load(resolved)
+        except NetError as e:
+            self.searcher.clear_strategy()
+            self.error(f"StrategyFile: {e}; forward pruning goes on without popular squares")
+            return
+        self.searcher.set_strategy(db.keys, db.popular, db.share)
 
     def _set_nmm_file(self, path: str) -> None:
         if self._searcher is not None:

@@ -6,8 +6,9 @@
 # promotion (unsafe ones too: pins hide behind them), the memory's moves
 # (move chains, move tables, killers), every move of a piece on an x-ray line
 # (below), safe forced and forcing moves, the first BeamWidth safe other
-# moves in the picker's order. In check nothing is pruned: every evasion,
-# check blocks included, is searched.
+# moves in the picker's order, and moves that take a piece to a square the
+# strategy database holds popular for it (popular_squares). In check nothing
+# is pruned: every evasion, check blocks included, is searched.
 #
 # Re-added: when the node's result is poor (it fails low) and moves were
 # pruned, the key squares are the squares where the position at the end of
@@ -44,7 +45,7 @@ ctypedef struct Beam:
     int safe_others         # safe other moves kept so far
     u64 own_en_prise        # our pieces standing en prise (their moves are forced)
     u64 xray                # our pieces whose every move is kept
-    u64 popular             # squares the strategy database holds popular for our pieces
+    u64 popular[6]          # per piece type, squares the strategy database holds popular for ours
     u64 key_squares         # the refutation of the best move so far, as squares
     int n_pruned
     int n_readd
@@ -83,7 +84,41 @@ cdef u64 xray_blockers(const Position* pos) noexcept nogil:
     return result
 
 
-cdef void beam_init(Beam* beam, const Position* pos, bint on) noexcept nogil:
+cdef inline int strategy_key(const Position* pos, Move m) noexcept nogil:
+    """engine/data/strategy.py's move_key: piece type, from, to, Black's mirrored."""
+    cdef int flip = 56 if pos.stm == BLACK else 0
+    return (piece_type(pos.board[move_from(m)]) * 64 + (move_from(m) ^ flip)) * 64 + (move_to(m) ^ flip)
+
+
+cdef void popular_squares(const StrategyDb* db, const Position* pos, const Picker* p, u64* popular) noexcept nogil:
+    """The paper's combined board: the boards of the node's quiet moves that
+    the database knows, added up; per square the most popular piece, and for
+    each of our piece types the squares where it is the one."""
+    cdef int combined[64][13]
+    cdef int i, sq, c, best, e, found = 0
+    cdef int flip = 56 if pos.stm == BLACK else 0
+    for i in range(6):
+        popular[i] = 0
+    memset(combined, 0, sizeof(combined))
+    for i in range(p.n_noisy, p.n):
+        e = db.index[strategy_key(pos, p.moves[i])]
+        if e < 0:
+            continue
+        found += 1
+        for sq in range(64):
+            combined[sq][db.popular[64 * e + sq]] += db.share[64 * e + sq]
+    if found == 0:
+        return
+    for sq in range(64):
+        best = 0
+        for c in range(1, 13):
+            if combined[sq][c] > combined[sq][best]:
+                best = c
+        if 1 <= best <= 6:
+            popular[best - 1] |= bit(sq ^ flip)
+
+
+cdef void beam_init(Beam* beam, const Search* s, const Position* pos, const Picker* p, bint on) noexcept nogil:
     beam.on = on
     beam.readding = False
     beam.n_pruned = 0
@@ -95,7 +130,10 @@ cdef void beam_init(Beam* beam, const Position* pos, bint on) noexcept nogil:
     beam.safe_others = 0
     beam.own_en_prise = en_prise(pos, pos.stm)
     beam.xray = xray_blockers(pos)
-    beam.popular = 0
+    if s.strategy.n:
+        popular_squares(&s.strategy, pos, p, beam.popular)
+    else:
+        memset(beam.popular, 0, sizeof(beam.popular))
 
 
 cdef int beam_verdict(Beam* beam, Search* s, const Position* pos, Move m, Move tt_move, bint first,
@@ -123,7 +161,7 @@ cdef int beam_verdict(Beam* beam, Search* s, const Position* pos, Move m, Move t
         if beam.safe_others < s.opt.beam_width:
             beam.safe_others += 1
             return FP_BEAM
-    if beam.popular & bit(move_to(m)):
+    if beam.popular[piece_type(pos.board[move_from(m)])] & bit(move_to(m)):
         return FP_POPULAR
     s.fp_pruned += 1
     beam.pruned[beam.n_pruned] = m

@@ -238,7 +238,7 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
 
     picker_init(&picker, s, tt_move, ply, depth, False)
     picker.net_allowed = is_pv or cut_node or not s.opt.nmm_cut_nodes_only
-    beam_init(&beam, pos, s.opt.forward_pruning and not is_pv and not check and depth >= FP_MIN_DEPTH)
+    beam_init(&beam, s, pos, &picker, s.opt.forward_pruning and not is_pv and not check and depth >= FP_MIN_DEPTH)
     s.stubborn[ply] = 0
     while True:
         m = picker_next(&picker, s, ply)
@@ -253,7 +253,7 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
                                  picker.from_chain or picker.from_table, killer) == FP_PRUNED):
             continue
         futile = False
-        if s.opt.futility and not is_pv and not check and not noisy and best > -MATE_BOUND and not beam.readding:
+        if s.opt.futility and not is_pv and not check and not noisy and best > -MATE_BOUND:
             if depth <= 4 and quiets >= LMP_LIMIT[depth] + (2 if improving else 0):
                 continue                # late-move pruning
             futile = depth <= 3 and eval + 60 + 100 * depth <= alpha
@@ -270,7 +270,7 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
             score = -negamax(s, new_depth, -beta, -alpha, ply + 1, True, not is_pv and not cut_node)
         else:
             r = 0
-            if s.opt.lmr and depth >= 3 and not noisy and not check and not gives_check and not beam.readding:
+            if s.opt.lmr and depth >= 3 and not noisy and not check and not gives_check:
                 r = LMR_TABLE[min(depth, 63)][min(searched, 63)]
                 r += (0 if improving else 1) - (1 if is_pv else 0) - (1 if killer else 0)
                 r = max(0, min(r, new_depth - 1))

@@ -92,6 +92,7 @@ cdef class Searcher:
         if self.s != NULL:
             free(self.s.nmm_cache)
             free(self.s.td_cache)
+            self.clear_strategy()
         self._free_td()
         free(self.net.weights)
         free(self.net.scale)
@@ -427,6 +428,49 @@ cdef class Searcher:
                 held += self.s.chains[side][sq].move != 0
         return {"tries": self.s.chain_tries, "cutoffs": self.s.chain_cutoffs, "held": held}
 
+    def set_strategy(self, keys, popular, share) -> None:
+        """Load a strategy database (engine/data/strategy.py: move keys, and per
+        key the popular piece code and its share on each square)."""
+        import numpy as np
+        cdef int[::1] k = np.ascontiguousarray(keys, np.int32)
+        cdef uint8_t[:, ::1] pop = np.ascontiguousarray(popular, np.uint8)
+        cdef uint8_t[:, ::1] sh = np.ascontiguousarray(share, np.uint8)
+        cdef int n = k.shape[0], i
+        if pop.shape[0] != n or sh.shape[0] != n or pop.shape[1] != 64 or sh.shape[1] != 64:
+            raise ValueError("a strategy database needs (n,) keys and (n, 64) popular and share")
+        if n and (min(keys) < 0 or max(keys) >= 6 * 64 * 64 or np.asarray(popular).max() >= 13):
+            raise ValueError("move keys or piece codes out of range")
+        self.clear_strategy()
+        if n == 0:
+            return
+        self.s.strategy.index = <int*>malloc(6 * 64 * 64 * sizeof(int))
+        self.s.strategy.popular = <uint8_t*>malloc(n * 64)
+        self.s.strategy.share = <uint8_t*>malloc(n * 64)
+        if self.s.strategy.index == NULL or self.s.strategy.popular == NULL or self.s.strategy.share == NULL:
+            self.clear_strategy()
+            raise MemoryError("no memory for the strategy database")
+        for i in range(6 * 64 * 64):
+            self.s.strategy.index[i] = -1
+        for i in range(n):
+            self.s.strategy.index[k[i]] = i
+        memcpy(self.s.strategy.popular, &pop[0, 0], n * 64)
+        memcpy(self.s.strategy.share, &sh[0, 0], n * 64)
+        self.s.strategy.n = n
+
+    def clear_strategy(self) -> None:
+        """Unload the strategy database: the beam keeps no moves for popular squares."""
+        self.s.strategy.n = 0
+        free(self.s.strategy.index)
+        free(self.s.strategy.popular)
+        free(self.s.strategy.share)
+        self.s.strategy.index = NULL
+        self.s.strategy.popular = NULL
+        self.s.strategy.share = NULL
+
+    @property
+    def has_strategy(self) -> bool:
+        return self.s.strategy.n > 0
+
     @property
     def pruning_stats(self) -> dict[str, int]:
         """Forward pruning so far (since the Searcher was made): quiet moves the
@@ -447,7 +491,8 @@ cdef class Searcher:
         cdef bint check = in_check(&board.pos)
         self.s.pos = board.pos
         picker_init(&picker, self.s, 0, 1, depth, False)
-        beam_init(&beam, &self.s.pos, self.s.opt.forward_pruning and not check and depth >= FP_MIN_DEPTH)
+        beam_init(&beam, self.s, &self.s.pos, &picker,
+                  self.s.opt.forward_pruning and not check and depth >= FP_MIN_DEPTH)
         moves = []
         while True:
             m = picker_next(&picker, self.s, 1)

@@ -50,6 +50,12 @@ ctypedef struct RootMove:
     int pv_len
     Move pv[MAX_PLY + 1]
 
+ctypedef struct StrategyDb:     # the ChessMaps strategy database (engine/data/strategy.py)
+    int n
+    int* index              # [6 * 64 * 64] move key (piece, from, to; mover's frame) -> entry, -1: none
+    uint8_t* popular        # [n][64] the piece code most often on each square after the move's paths
+    uint8_t* share          # [n][64] how often, of 255
+
 ctypedef struct ChainEntry:     # a dynamic move chain (move_chains.pxi)
     Move move           # a quiet move that cut off, from this square; 0: empty
     Move reply          # the follow-up: the reply that held out longest (0: none known)
@@ -101,6 +107,7 @@ ctypedef struct Search:
     u64 hh_misses
     void* owner             # the Python Searcher, for progress reports
     ChainEntry chains[2][64]    # the short-term memory: [side][from-square]
+    StrategyDb strategy         # popular squares from master games (forward_pruning.pxi); n == 0: none
     u64 chain_clock
     Move stubborn[MAX_PLY + 2]  # per ply, the move that scored best so far (a chain's follow-up)
     Move stubborn_reply[MAX_PLY + 2]    # and the reply that scored best against it (a path's third move)

@@ -10,11 +10,15 @@ depth 5). Two groups of runs, node counts against the history heuristic:
 - memory: the move chains (short-term: cleared with the hash table before
   each position) and the move tables with 1, 2 or 4 table moves a node
   (long-term: carried from position to position through the games, as over
-  a game in play).
+  a game in play);
+- forward pruning (``ForwardPruning``) with a beam of 2, 4 and 8 safe other
+  moves, with the memory's moves added, and with the strategy database's
+  popular squares (nets/strategy.npz), with its share of pruned moves:
+  quiet moves the beam judged by class, pruned, and searched after all for
+  the key squares.
 
 Written: ``chessmaps.csv`` (one row per depth and variant) and
-``chessmaps.png``. Forward pruning is not built yet, so the reductions here
-are those of move ordering alone.
+``chessmaps.png``.
 """
 from __future__ import annotations
 
@@ -36,6 +40,11 @@ VARIANTS = {        # name: (Searcher.configure arguments, tables carried from p
     "chains + 2 table moves": ({"move_chains": True, "move_tables": 2}, True),
     "chains + 4 table moves": ({"move_chains": True, "move_tables": 4}, True),
     "1 table move alone": ({"move_tables": 1}, True),
+    "pruning, beam 2": ({"forward_pruning": True, "beam_width": 2}, False),
+    "pruning, beam 4": ({"forward_pruning": True, "beam_width": 4}, False),
+    "pruning, beam 8": ({"forward_pruning": True, "beam_width": 8}, False),
+    "pruning 4 + chains + 1 table move": ({"forward_pruning": True, "move_chains": True, "move_tables": 1}, True),
+    "pruning 4 + strategy database": ({"forward_pruning": True, "strategy": True}, False),
 }
 GAMES_FILE = "masters_pgnmentor_both2500.pgn.gz"
 
@@ -69,15 +78,20 @@ def engine_searcher(hash_mb: int = 16) -> Searcher:
     return searcher
 
 
-def nodes(fens: list[str], depth: int, config: dict, hash_mb: int = 16) -> tuple[int, dict]:
-    """Total nodes over ``fens`` in order; the move-table counters at the end."""
+def nodes(fens: list[str], depth: int, config: dict, hash_mb: int = 16) -> tuple[int, dict, dict]:
+    """Total nodes over ``fens`` in order; the move-table and pruning counters at the end."""
     searcher = engine_searcher(hash_mb)
+    config = dict(config)
+    if config.pop("strategy", False):
+        from engine.data.strategy import DEFAULT, load
+        db = load(DEFAULT)
+        searcher.set_strategy(db.keys, db.popular, db.share)
     searcher.configure(**config)
     total = 0
     for fen in fens:
         searcher.clear()                # hash, history, killers, chains; the tables stay
         total += searcher.search(Board(fen), depth=depth)["nodes"]
-    return total, searcher.table_stats
+    return total, searcher.table_stats, searcher.pruning_stats
 
 
 def run(fens: list[str], depths: list[int], out: Path, log=print) -> list[dict]:
@@ -86,12 +100,16 @@ def run(fens: list[str], depths: list[int], out: Path, log=print) -> list[dict]:
     for depth in depths:
         base = None
         for name, (config, _) in VARIANTS.items():
-            total, tables = nodes(fens, depth, config)
+            total, tables, pruning = nodes(fens, depth, config)
             base = base or total
+            share = (pruning["pruned"] - pruning["readded"]) / max(pruning["quiets"], 1)
             rows.append({"depth": depth, "variant": name, "nodes": total, "ratio": round(total / base, 4),
                          "table_tries": tables["tries"], "table_cutoffs": tables["cutoffs"],
-                         "reliable_paths": tables["reliable"]})
-            log(f"depth {depth} {name:24} {total:>11,} nodes  x{total / base:.3f}")
+                         "reliable_paths": tables["reliable"], "beam_quiets": pruning["quiets"],
+                         "pruned": pruning["pruned"], "readded": pruning["readded"],
+                         "share_pruned": round(share, 4)})
+            log(f"depth {depth} {name:34} {total:>11,} nodes  x{total / base:.3f}"
+                + (f"  pruned {share:.1%} of {pruning['quiets']:,} quiet moves judged" if pruning["quiets"] else ""))
     with open(out / "chessmaps.csv", "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
@@ -106,7 +124,7 @@ def plot(rows: list[dict], path: Path) -> None:
     import matplotlib.pyplot as plt
     depths = sorted({r["depth"] for r in rows})
     names = list(VARIANTS)
-    fig, ax = plt.subplots(figsize=(9, 4))
+    fig, ax = plt.subplots(figsize=(11, 4.5))
     width = 0.8 / len(depths)
     for k, depth in enumerate(depths):
         ratios = [next(r["ratio"] for r in rows if r["depth"] == depth and r["variant"] == n) for n in names]
@@ -114,7 +132,7 @@ def plot(rows: list[dict], path: Path) -> None:
     ax.axhline(1.0, color="grey", lw=0.8)
     ax.set_xticks([i + width * (len(depths) - 1) / 2 for i in range(len(names))], names, rotation=25,
                   ha="right")
-    ax.set(ylabel="nodes / history's", ylim=(0.8, 1.2), title="ChessMaps parts: nodes to fixed depth")
+    ax.set(ylabel="nodes / history's", ylim=(0, 1.2), title="ChessMaps parts: nodes to fixed depth")
     ax.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=110)
