@@ -84,6 +84,7 @@ class Session:
             Option("ForwardPruning", "check", False, apply=self._set_forward_pruning),
             Option("BeamWidth", "spin", 4, 1, 64, apply=configure("beam_width")),
             Option("StrategyFile", "string", "nets/strategy.npz", apply=self._set_strategy_file),
+            Option("LongBranches", "check", False, apply=configure("long_branches")),
             Option("NMMMinDepth", "spin", NMM_MIN_DEPTH, 0, 64, apply=configure("nmm_min_depth")),
             Option("NMMCutNodesOnly", "check", True, apply=configure("nmm_cut_nodes_only")),
             Option("NullMove", "check", True, apply=configure("null_move")),
@@ -102,7 +103,8 @@ class Session:
             self._searcher.configure(nmm_min_depth=self.options["NMMMinDepth"],
                                      move_chains=self.options["MoveChains"],
                                      forward_pruning=self.options["ForwardPruning"],
-                                     beam_width=self.options["BeamWidth"])
+                                     beam_width=self.options["BeamWidth"],
+                                     long_branches=self.options["LongBranches"])
             if self.options["ForwardPruning"]:
                 self._load_strategy(self.options["StrategyFile"])
             if self.options["MoveTables"]:

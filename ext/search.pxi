@@ -157,6 +157,7 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
     cdef Position* pos = &s.pos
     cdef Picker picker
     cdef Beam beam
+    cdef LongBranch lb
     cdef TTEntry* entry
     cdef Move m, tt_move = 0, best_move = 0
     cdef int score, best = -INFINITE, eval, tt_score, r, new_depth, searched = 0, quiets = 0
@@ -239,6 +240,11 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
     picker_init(&picker, s, tt_move, ply, depth, False)
     picker.net_allowed = is_pv or cut_node or not s.opt.nmm_cut_nodes_only
     beam_init(&beam, s, pos, &picker, s.opt.forward_pruning and not is_pv and not check and depth >= FP_MIN_DEPTH)
+    lb.first = 0
+    if s.opt.long_branches and s.opt.move_tables and not is_pv and not check and depth >= FP_MIN_DEPTH:
+        long_branch_try(&lb, s, &picker, alpha, beta, ply)
+        if s.stopped:
+            return 0
     s.stubborn[ply] = 0
     while True:
         m = picker_next(&picker, s, ply)
@@ -323,6 +329,7 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
         if picker.n == 0:
             return -MATE + ply if check else 0      # mate or stalemate
         return alpha                                # every move was pruned
+    long_branch_compare(&lb, s, best, beta, best_move)
     tt_store(s.tt, pos.key, depth, best, eval if not check else 0,
              BOUND_LOWER if best >= beta else (BOUND_EXACT if best > original_alpha else BOUND_UPPER),
              best_move, ply)

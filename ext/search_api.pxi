@@ -77,6 +77,7 @@ cdef class Searcher:
         self.s.opt.beta_hh = 0.1
         self.s.opt.forward_pruning = False
         self.s.opt.beam_width = 4
+        self.s.opt.long_branches = False
         self.s.net = NULL
         self.net.weights = NULL
         self.net.scale = NULL
@@ -375,7 +376,8 @@ cdef class Searcher:
                   nmm_cut_nodes_only: bool | None = None, hhweight: float | None = None, adaptive: bool | None = None,
                   beta_nn: float | None = None, beta_hh: float | None = None,
                   move_chains: bool | None = None, move_tables: int | None = None,
-                  forward_pruning: bool | None = None, beam_width: int | None = None) -> None:
+                  forward_pruning: bool | None = None, beam_width: int | None = None,
+                  long_branches: bool | None = None) -> None:
         """Set search options; None leaves one as it is."""
         if ordering is not None:
             self.s.opt.ordering = ORDERING_NAMES.index(ordering)
@@ -413,6 +415,8 @@ cdef class Searcher:
             self.s.opt.forward_pruning = forward_pruning
         if beam_width is not None:
             self.s.opt.beam_width = max(0, min(int(beam_width), MAX_MOVES))
+        if long_branches is not None:
+            self.s.opt.long_branches = long_branches
 
     @property
     def hhupdate(self) -> int:
@@ -470,6 +474,14 @@ cdef class Searcher:
     @property
     def has_strategy(self) -> bool:
         return self.s.strategy.n > 0
+
+    @property
+    def long_branch_stats(self) -> dict[str, int]:
+        """Long branches so far (since the Searcher was made): played, and how
+        often the node's full search then agreed with the branch on beta
+        (both at or above it, or both below) and on the move."""
+        return {"played": self.s.lb_played, "same_verdict": self.s.lb_same_verdict,
+                "same_move": self.s.lb_same_move}
 
     @property
     def pruning_stats(self) -> dict[str, int]:

@@ -31,6 +31,7 @@ ctypedef struct SearchOptions:
     int move_tables         # table moves tried per node, 0: the long-term memory off (move_tables.pxi)
     bint forward_pruning    # the ChessMaps beam at interior nodes (forward_pruning.pxi)
     int beam_width          # safe other moves the beam keeps
+    bint long_branches      # play reliable move-table paths out (long_branches.pxi)
 
 ctypedef struct Limits:
     int depth               # deepest iteration
@@ -119,6 +120,9 @@ ctypedef struct Search:
     u64 fp_quiets               # quiet moves the beam judged by their class ...
     u64 fp_pruned               # ... of them pruned ...
     u64 fp_readded              # ... and searched after all, for the key squares
+    u64 lb_played               # long branches played, and how often the full search
+    u64 lb_same_verdict         # ... then agreed on beta ...
+    u64 lb_same_move            # ... and chose the branch's first move
 
 
 # The staged move picker's state (picker.pxi); here because scorers fill it.

@@ -15,7 +15,9 @@ depth 5). Two groups of runs, node counts against the history heuristic:
   moves, with the memory's moves added, and with the strategy database's
   popular squares (nets/strategy.npz), with its share of pruned moves:
   quiet moves the beam judged by class, pruned, and searched after all for
-  the key squares.
+  the key squares;
+- long branches with the memory: how often a reliable path played out and
+  ended in quiescence agrees with the node's full search.
 
 Written: ``chessmaps.csv`` (one row per depth and variant) and
 ``chessmaps.png``.
@@ -45,6 +47,7 @@ VARIANTS = {        # name: (Searcher.configure arguments, tables carried from p
     "pruning, beam 8": ({"forward_pruning": True, "beam_width": 8}, False),
     "pruning 4 + chains + 1 table move": ({"forward_pruning": True, "move_chains": True, "move_tables": 1}, True),
     "pruning 4 + strategy database": ({"forward_pruning": True, "strategy": True}, False),
+    "chains + 1 table move + long branches": ({"move_chains": True, "move_tables": 1, "long_branches": True}, True),
 }
 GAMES_FILE = "masters_pgnmentor_both2500.pgn.gz"
 
@@ -78,8 +81,8 @@ def engine_searcher(hash_mb: int = 16) -> Searcher:
     return searcher
 
 
-def nodes(fens: list[str], depth: int, config: dict, hash_mb: int = 16) -> tuple[int, dict, dict]:
-    """Total nodes over ``fens`` in order; the move-table and pruning counters at the end."""
+def nodes(fens: list[str], depth: int, config: dict, hash_mb: int = 16) -> tuple[int, dict, dict, dict]:
+    """Total nodes over ``fens`` in order; the move-table, pruning and long-branch counters at the end."""
     searcher = engine_searcher(hash_mb)
     config = dict(config)
     if config.pop("strategy", False):
@@ -91,7 +94,7 @@ def nodes(fens: list[str], depth: int, config: dict, hash_mb: int = 16) -> tuple
     for fen in fens:
         searcher.clear()                # hash, history, killers, chains; the tables stay
         total += searcher.search(Board(fen), depth=depth)["nodes"]
-    return total, searcher.table_stats, searcher.pruning_stats
+    return total, searcher.table_stats, searcher.pruning_stats, searcher.long_branch_stats
 
 
 def run(fens: list[str], depths: list[int], out: Path, log=print) -> list[dict]:
@@ -100,16 +103,20 @@ def run(fens: list[str], depths: list[int], out: Path, log=print) -> list[dict]:
     for depth in depths:
         base = None
         for name, (config, _) in VARIANTS.items():
-            total, tables, pruning = nodes(fens, depth, config)
+            total, tables, pruning, branches = nodes(fens, depth, config)
             base = base or total
             share = (pruning["pruned"] - pruning["readded"]) / max(pruning["quiets"], 1)
             rows.append({"depth": depth, "variant": name, "nodes": total, "ratio": round(total / base, 4),
                          "table_tries": tables["tries"], "table_cutoffs": tables["cutoffs"],
                          "reliable_paths": tables["reliable"], "beam_quiets": pruning["quiets"],
                          "pruned": pruning["pruned"], "readded": pruning["readded"],
-                         "share_pruned": round(share, 4)})
+                         "share_pruned": round(share, 4), "long_branches": branches["played"],
+                         "lb_same_verdict": branches["same_verdict"], "lb_same_move": branches["same_move"]})
             log(f"depth {depth} {name:34} {total:>11,} nodes  x{total / base:.3f}"
-                + (f"  pruned {share:.1%} of {pruning['quiets']:,} quiet moves judged" if pruning["quiets"] else ""))
+                + (f"  pruned {share:.1%} of {pruning['quiets']:,} quiet moves judged" if pruning["quiets"] else "")
+                + (f"  {branches['played']:,} long branches, {branches['same_verdict'] / branches['played']:.0%} "
+                   f"same verdict, {branches['same_move'] / branches['played']:.0%} same move"
+                   if branches["played"] else ""))
     with open(out / "chessmaps.csv", "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
