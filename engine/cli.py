@@ -578,6 +578,31 @@ def train_nmm(sets: str, learn_name: str, positions: int, encoding: str, loss: s
         Path(report).write_text(json.dumps(info, indent=2))
 
 
+@train_group.command("regions")
+@click.option("--games-file", "games_files", type=click.Path(exists=True, dir_okay=False), multiple=True,
+              help="PGN games (default: masters_pgnmentor_both2500 in the data folder; never TWIC).")
+@click.option("--games", type=int, default=8000, show_default=True, help="Games trained on.")
+@click.option("--val-games", type=int, default=500, show_default=True, help="Games after those, held back.")
+@click.option("--test-file", type=click.Path(dir_okay=False), default=None,
+              help="Outside test games (default: the TWIC 2022 file in the data folder, if there).")
+@click.option("--epochs", type=int, default=4, show_default=True)
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--out", type=click.Path(dir_okay=False), default="nets/regions.npz", show_default=True)
+def train_regions(games_files: tuple[str, ...], games: int, val_games: int, test_file: str | None, epochs: int,
+                  seed: int, out: str) -> None:
+    """The ChessMaps regions net: which squares masters' quiet moves act on, from square control."""
+    from engine.perft import data_dir
+    from engine.train.regions import run
+    folder = data_dir() / "games"
+    files = [Path(f) for f in games_files] or [folder / "masters_pgnmentor_both2500.pgn.gz"]
+    test = Path(test_file) if test_file else folder / "twic_1427-1428_2022.pgn.gz"
+    try:
+        run(files, games, Path(out), val_games=val_games, test_file=test if test.is_file() else None,
+            epochs=epochs, seed=seed, log=click.echo)
+    except ValueError as e:
+        raise click.ClickException(str(e)) from None
+
+
 @train_group.command("td")
 @click.option("--games-file", type=click.Path(dir_okay=False), default="var/td/games.npz", show_default=True,
               help="Training games (from 'nmm-chess data td').")

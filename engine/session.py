@@ -85,6 +85,8 @@ class Session:
             Option("BeamWidth", "spin", 4, 1, 64, apply=configure("beam_width")),
             Option("StrategyFile", "string", "nets/strategy.npz", apply=self._set_strategy_file),
             Option("LongBranches", "check", False, apply=configure("long_branches")),
+            Option("ChessMapsRegions", "combo", "hand", choices=("hand", "net"), apply=self._set_regions),
+            Option("RegionsFile", "string", "nets/regions.npz", apply=self._set_regions_file),
             Option("NMMMinDepth", "spin", NMM_MIN_DEPTH, 0, 64, apply=configure("nmm_min_depth")),
             Option("NMMCutNodesOnly", "check", True, apply=configure("nmm_cut_nodes_only")),
             Option("NullMove", "check", True, apply=configure("null_move")),
@@ -107,6 +109,8 @@ class Session:
                                      long_branches=self.options["LongBranches"])
             if self.options["ForwardPruning"]:
                 self._load_strategy(self.options["StrategyFile"])
+            if self.options["ChessMapsRegions"] == "net":
+                self._load_regions(self.options["RegionsFile"])
             if self.options["MoveTables"]:
                 self._load_memory()
                 self._apply_move_tables()
@@ -185,6 +189,38 @@ class Session:
         self.searcher.configure(forward_pruning=on)
         if on and not self.searcher.has_strategy:
             self._load_strategy(self.options["StrategyFile"])
+
+    def _set_regions(self, value: str) -> None:
+        if self._searcher is None:
+            self.searcher           # made with the options as set: the net loaded if chosen
+            return
+        if value == "net" and not self.searcher.has_regions:
+            self._load_regions(self.options["RegionsFile"])
+        else:
+            self.searcher.configure(regions_net=value == "net")
+
+    def _set_regions_file(self, path: str) -> None:
+        if self._searcher is not None and self.options["ChessMapsRegions"] == "net":
+            self._load_regions(path)
+
+    def _load_regions(self, path: str) -> None:
+        """Load the regions net for the chessmaps order; on any problem say so
+        and keep the hand rule."""
+        from engine.nets import NetError
+        from engine.train.regions import load
+        resolved = Path(path).expanduser()
+        if not resolved.is_absolute() and not resolved.exists():
+            resolved = self.repo / resolved
+        try:
+            net = load(resolved)
+        except NetError as e:
+            self.searcher.clear_regions()
+            self.searcher.configure(regions_net=False)
+            self.options.values["ChessMapsRegions"] = "hand"
+            self.error(f"RegionsFile: {e}; the chessmaps order keeps the hand rule")
+            return
+        self.searcher.set_regions(net.weights, net.bias)
+        self.searcher.configure(regions_net=True)
 
     def _set_strategy_file(self, path: str) -> None:
         if self._searcher is not None and self.options["ForwardPruning"]:

@@ -238,12 +238,28 @@ cdef class Board:
                                                              if flags & bit_)
         return found
 
-    def control_gain(self, uci: str) -> int:
-        """How much square control (weighted by region) the move's piece gains."""
+    def control_gain(self, uci: str, weights=None) -> int:
+        """How much square control the move's piece gains, each square weighted
+        by ``weights`` (64, a1..h8; Searcher.region_weights) or the hand rule."""
         cdef Move m = self._parse(uci)
+        cdef int w[64]
+        cdef int i
         if not m:
             raise ValueError(f"illegal move {uci!r}")
-        return control_gain(&self.pos, m)
+        if weights is None:
+            hand_regions(&self.pos, w)
+        else:
+            if len(weights) != 64:
+                raise ValueError("64 weights, a1..h8")
+            for i in range(64):
+                w[i] = weights[i]
+        return control_gain(&self.pos, m, w)
+
+    def region_inputs(self) -> list[int]:
+        """The regions net's active inputs here (ext/regions.pxi), ascending."""
+        cdef int active[REGION_MAX_ACTIVE]
+        cdef int n = region_inputs(&self.pos, active)
+        return sorted(active[i] for i in range(n))
 
     def square_control(self) -> list[int]:
         """Per square a1..h8: 1 where White controls it, -1 where Black does, 0 where neither."""

@@ -91,30 +91,32 @@ cdef inline int class_rank(int flags) noexcept nogil:
     return 2 * ((flags & MC_UNSAFE) != 0) + ((flags & MC_TACTICAL) == 0)
 
 
-cdef int region_weight(const Position* pos, int color, int sq) noexcept nogil:
-    cdef int w = REGION_WEIGHT[sq if color == WHITE else sq ^ 56]
-    if (KING_ATK[pos.king[color ^ 1]] | bit(pos.king[color ^ 1])) & bit(sq):
-        w += 2
-    return w
+cdef void hand_regions(const Position* pos, int* weights) noexcept nogil:
+    """The hand rule's weight of every square (a1..h8) for the side to move."""
+    cdef int sq, flip = 0 if pos.stm == WHITE else 56
+    cdef u64 king_zone = KING_ATK[pos.king[pos.stm ^ 1]] | bit(pos.king[pos.stm ^ 1])
+    for sq in range(64):
+        weights[sq] = REGION_WEIGHT[sq ^ flip] + (2 if king_zone & bit(sq) else 0)
 
 
-cdef int weighted_squares(const Position* pos, int color, u64 squares) noexcept nogil:
+cdef int weighted_squares(const int* weights, u64 squares) noexcept nogil:
     cdef int total = 0
     while squares:
-        total += region_weight(pos, color, pop_lsb(&squares))
+        total += weights[pop_lsb(&squares)]
     return total
 
 
-cdef int control_gain(const Position* pos, Move m) noexcept nogil:
+cdef int control_gain(const Position* pos, Move m, const int* weights) noexcept nogil:
     """The weighted squares the moved piece attacks from its destination, less
-    those it attacked from where it stood: its change in square control."""
+    those it attacked from where it stood: its change in square control.
+    ``weights``: each square's (hand_regions, or the regions net's)."""
     cdef int frm = move_from(m), to = move_to(m), us = pos.stm
     cdef int pt = promo_type(m) if move_flag(m) >= F_PROMO else piece_type(pos.board[frm])
     cdef u64 occ = (pos.all & ~bit(frm)) | bit(to)
     if move_flag(m) == F_CASTLE:
         return 0
-    return (weighted_squares(pos, us, attacks_from(pt, us, to, occ))
-            - weighted_squares(pos, us, attacks_from(piece_type(pos.board[frm]), us, frm, pos.all)))
+    return (weighted_squares(weights, attacks_from(pt, us, to, occ))
+            - weighted_squares(weights, attacks_from(piece_type(pos.board[frm]), us, frm, pos.all)))
 
 
 cdef void square_control(const Position* pos, int8_t* owner) noexcept nogil:

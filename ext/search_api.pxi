@@ -78,6 +78,7 @@ cdef class Searcher:
         self.s.opt.forward_pruning = False
         self.s.opt.beam_width = 4
         self.s.opt.long_branches = False
+        self.s.opt.regions_net = False
         self.s.net = NULL
         self.net.weights = NULL
         self.net.scale = NULL
@@ -94,6 +95,7 @@ cdef class Searcher:
             free(self.s.nmm_cache)
             free(self.s.td_cache)
             self.clear_strategy()
+            self.clear_regions()
         self._free_td()
         free(self.net.weights)
         free(self.net.scale)
@@ -377,7 +379,7 @@ cdef class Searcher:
                   beta_nn: float | None = None, beta_hh: float | None = None,
                   move_chains: bool | None = None, move_tables: int | None = None,
                   forward_pruning: bool | None = None, beam_width: int | None = None,
-                  long_branches: bool | None = None) -> None:
+                  long_branches: bool | None = None, regions_net: bool | None = None) -> None:
         """Set search options; None leaves one as it is."""
         if ordering is not None:
             self.s.opt.ordering = ORDERING_NAMES.index(ordering)
@@ -417,6 +419,8 @@ cdef class Searcher:
             self.s.opt.beam_width = max(0, min(int(beam_width), MAX_MOVES))
         if long_branches is not None:
             self.s.opt.long_branches = long_branches
+        if regions_net is not None:
+            self.s.opt.regions_net = regions_net
 
     @property
     def hhupdate(self) -> int:
@@ -474,6 +478,38 @@ cdef class Searcher:
     @property
     def has_strategy(self) -> bool:
         return self.s.strategy.n > 0
+
+    def set_regions(self, weights, bias) -> None:
+        """Load a regions net: (REGION_INPUTS, 64) weights and (64,) bias (engine/train/regions.py)."""
+        import numpy as np
+        cdef float[:, ::1] w = np.ascontiguousarray(weights, np.float32)
+        cdef float[::1] b = np.ascontiguousarray(bias, np.float32)
+        if w.shape[0] != REGION_INPUTS or w.shape[1] != 64 or b.shape[0] != 64:
+            raise ValueError(f"a regions net is ({REGION_INPUTS}, 64) weights and (64,) bias")
+        self.clear_regions()
+        self.s.regions.w = <float*>malloc(REGION_INPUTS * 64 * sizeof(float))
+        if self.s.regions.w == NULL:
+            raise MemoryError("no memory for the regions net")
+        memcpy(self.s.regions.w, &w[0, 0], REGION_INPUTS * 64 * sizeof(float))
+        memcpy(self.s.regions.b, &b[0], 64 * sizeof(float))
+
+    def clear_regions(self) -> None:
+        free(self.s.regions.w)
+        self.s.regions.w = NULL
+
+    @property
+    def has_regions(self) -> bool:
+        return self.s.regions.w != NULL
+
+    def region_weights(self, Board board, bint net=True) -> list[int]:
+        """Every square's weight (a1..h8) for the side to move: by the regions
+        net if ``net`` and one is loaded, else by the hand rule."""
+        cdef int weights[64]
+        if net and self.s.regions.w != NULL:
+            net_regions(&self.s.regions, &board.pos, weights)
+        else:
+            hand_regions(&board.pos, weights)
+        return [weights[i] for i in range(64)]
 
     @property
     def long_branch_stats(self) -> dict[str, int]:

@@ -32,6 +32,7 @@ ctypedef struct SearchOptions:
     bint forward_pruning    # the ChessMaps beam at interior nodes (forward_pruning.pxi)
     int beam_width          # safe other moves the beam keeps
     bint long_branches      # play reliable move-table paths out (long_branches.pxi)
+    bint regions_net        # chessmaps weighs squares by the regions net (regions.pxi), not the hand rule
 
 ctypedef struct Limits:
     int depth               # deepest iteration
@@ -109,6 +110,7 @@ ctypedef struct Search:
     void* owner             # the Python Searcher, for progress reports
     ChainEntry chains[2][64]    # the short-term memory: [side][from-square]
     StrategyDb strategy         # popular squares from master games (forward_pruning.pxi); n == 0: none
+    RegionsNet regions          # the learned regions (regions.pxi); w == NULL: none
     u64 chain_clock
     Move stubborn[MAX_PLY + 2]  # per ply, the move that scored best so far (a chain's follow-up)
     Move stubborn_reply[MAX_PLY + 2]    # and the reply that scored best against it (a path's third move)

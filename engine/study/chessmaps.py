@@ -4,8 +4,9 @@ Every position of a few full master games, searched to fixed depths in
 game order, as the paper's Table 1 does (it used one 98-position game at
 depth 5). Two groups of runs, node counts against the history heuristic:
 
-- orderings (``MoveOrdering``: history, weighted, chessmaps; the engine's
-  defaults otherwise, ``NMMMinDepth`` 2, and chessmaps at every depth too),
+- orderings (``MoveOrdering``: history, weighted, chessmaps with the hand
+  rule's regions and with the regions net's; the engine's defaults
+  otherwise, ``NMMMinDepth`` 2, and chessmaps at every depth too),
   each search on cleared tables, so every count is reproducible;
 - memory: the move chains (short-term: cleared with the hash table before
   each position) and the move tables with 1, 2 or 4 table moves a node
@@ -37,6 +38,8 @@ VARIANTS = {        # name: (Searcher.configure arguments, tables carried from p
     "weighted": ({"ordering": "weighted"}, False),
     "chessmaps": ({"ordering": "chessmaps"}, False),
     "chessmaps, NMMMinDepth 0": ({"ordering": "chessmaps", "nmm_min_depth": 0}, False),
+    "chessmaps, regions net": ({"ordering": "chessmaps", "regions": True}, False),
+    "chessmaps, regions net, NMMMinDepth 0": ({"ordering": "chessmaps", "nmm_min_depth": 0, "regions": True}, False),
     "chains": ({"move_chains": True}, False),
     "chains + 1 table move": ({"move_chains": True, "move_tables": 1}, True),
     "chains + 2 table moves": ({"move_chains": True, "move_tables": 2}, True),
@@ -89,6 +92,11 @@ def nodes(fens: list[str], depth: int, config: dict, hash_mb: int = 16) -> tuple
         from engine.data.strategy import DEFAULT, load
         db = load(DEFAULT)
         searcher.set_strategy(db.keys, db.popular, db.share)
+    if config.pop("regions", False):
+        from engine.train import regions
+        net = regions.load(regions.DEFAULT)
+        searcher.set_regions(net.weights, net.bias)
+        config["regions_net"] = True
     searcher.configure(**config)
     total = 0
     for fen in fens:
