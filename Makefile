@@ -8,8 +8,8 @@ JOBS   ?= 2
 DEPS   := $(VENV)/.deps-installed
 CORE   := build/.core-built
 
-.PHONY: run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
-        td-data td-net td-leaf td-match evaluators clean
+.PHONY: regions strategy run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
+        td-data td-net td-leaf td-match td-bench evaluators clean
 
 DATA   ?= $(or $(NMM_DATA),../shared/data)
 
@@ -78,6 +78,12 @@ td-data: build
 	$(PY) -m engine.cli data td --games 0 --out $(TD_GAMES)
 
 # The shipped net: a correction to the handwritten evaluation (copy var/td/td.npz to nets/td.npz).
+regions: build
+	$(PY) -m engine.cli train regions --games 8000 --out nets/regions.npz | tee reports/chessmaps/regions_train.log
+
+strategy: build
+	$(PY) -m engine.cli data chessmaps --games 40000 --out nets/strategy.npz
+
 td-net: build
 	OPENBLAS_NUM_THREADS=1 $(PY) -m engine.cli train td --games-file $(TD_GAMES) --squares C --nets 3 \
 	    --hidden 40 --epochs 2 --seed 1 --base handwritten --out var/td/td.npz
