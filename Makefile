@@ -8,7 +8,7 @@ JOBS   ?= 2
 DEPS   := $(VENV)/.deps-installed
 CORE   := build/.core-built
 
-.PHONY: regions strategy run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
+.PHONY: chessmaps-study regions strategy run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
         td-data td-net td-leaf td-match td-bench evaluators clean
 
 DATA   ?= $(or $(NMM_DATA),../shared/data)
@@ -78,6 +78,9 @@ td-data: build
 	$(PY) -m engine.cli data td --games 0 --out $(TD_GAMES)
 
 # The shipped net: a correction to the handwritten evaluation (copy var/td/td.npz to nets/td.npz).
+chessmaps-study: build
+	$(PY) -m engine.cli study chessmaps --depths 5,8,10 | tee reports/chessmaps/study.log
+
 regions: build
 	$(PY) -m engine.cli train regions --games 8000 --out nets/regions.npz | tee reports/chessmaps/regions_train.log
 
