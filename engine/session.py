@@ -182,6 +182,12 @@ class Session:
         except (OSError, ValueError) as e:
             self.error(f"MoveTablesFile: cannot write {self._tables_path()}: {getattr(e, 'strerror', None) or e}")
 
+    def _shipped_file(self, path: str) -> Path:
+        """A file option's path: as given, or beside the engine if it is not
+        there (GUIs start engines in any directory; the nets ship with it)."""
+        resolved = Path(path).expanduser()
+        return resolved if resolved.is_absolute() or resolved.exists() else self.repo / resolved
+
     def _set_forward_pruning(self, on: bool) -> None:
         if self._searcher is None:
             self.searcher           # made with the options as set: the database loaded if on
@@ -208,9 +214,7 @@ class Session:
         and keep the hand rule."""
         from engine.nets import NetError
         from engine.train.regions import load
-        resolved = Path(path).expanduser()
-        if not resolved.is_absolute() and not resolved.exists():
-            resolved = self.repo / resolved
+        resolved = self._shipped_file(path)
         try:
             net = load(resolved)
         except NetError as e:
@@ -231,9 +235,7 @@ class Session:
         and prune without popular squares."""
         from engine.data.strategy import load
         from engine.nets import NetError
-        resolved = Path(path).expanduser()
-        if not resolved.is_absolute() and not resolved.exists():
-            resolved = self.repo / resolved
+        resolved = self._shipped_file(path)
         try:
             db = load(resolved)
         except NetError as e:
@@ -250,9 +252,7 @@ class Session:
         """Load the Neural MoveMap; on any problem say so and order by history."""
         from engine.nets import DEFAULT_HHWEIGHT, NetError, load_nmm  # numpy: not before uciok
         self._suggested_hhweight = DEFAULT_HHWEIGHT
-        resolved = Path(path).expanduser()
-        if not resolved.is_absolute() and not resolved.exists():
-            resolved = self.repo / resolved         # GUIs start engines in any directory
+        resolved = self._shipped_file(path)
         try:
             net = load_nmm(resolved)
         except NetError as e:
@@ -292,9 +292,7 @@ class Session:
 
     def _load_td(self, path: str) -> None:
         from engine.nets import NetError, load_td
-        resolved = Path(path).expanduser()
-        if not resolved.is_absolute() and not resolved.exists():
-            resolved = self.repo / resolved
+        resolved = self._shipped_file(path)
         try:
             net = load_td(resolved)
         except NetError as e:

@@ -6,8 +6,8 @@
  * One hidden layer with x / (1 + |x|), a linear output. The inputs come as
  * (row, value) pairs, a row of w1 holding one input's weights to every hidden
  * unit ([input][hidden], hidden a multiple of 8: the engine pads it). The
- * hidden sums are kept in vector registers, 32 units at a time, while every
- * input row is added: written as plain loops over memory, the compiler
+ * hidden sums are kept in vector registers, 40 or 32 units at a time
+ * (nmm_td_apply), while every input row is added: written as plain loops over memory, the compiler
  * stored and reloaded the sums for each row and the loop ran 4 times slower.
  */
 #ifndef NMM_TD_KERNEL_H
@@ -36,52 +36,10 @@ typedef int nmm_i8 __attribute__((vector_size(32)));
 #define NMM_STORE(p, v) do { nmm_v8 s_ = (v); memcpy((p), &s_, sizeof s_); } while (0)
 #define NMM_SPLAT(x) ((nmm_v8){(x), (x), (x), (x), (x), (x), (x), (x)})
 
-NMM_CLONES
-static float nmm_td_kernel(const float *w1, const float *b1, const float *w2, float b2, int hidden,
-                           const int *rows, const float *values, int n)
-{
-    float z[NMM_TD_MAX_HIDDEN];
-    float out = b2;
-    int h = 0, j;
-    for (; h + 32 <= hidden; h += 32) {
-        nmm_v8 a0 = NMM_LOAD(b1 + h), a1 = NMM_LOAD(b1 + h + 8);
-        nmm_v8 a2 = NMM_LOAD(b1 + h + 16), a3 = NMM_LOAD(b1 + h + 24);
-        for (j = 0; j < n; j++) {
-            const float *row = w1 + (long)rows[j] * hidden + h;
-            nmm_v8 x = NMM_SPLAT(values[j]);
-            a0 += x * NMM_LOAD(row);
-            a1 += x * NMM_LOAD(row + 8);
-            a2 += x * NMM_LOAD(row + 16);
-            a3 += x * NMM_LOAD(row + 24);
-        }
-        NMM_STORE(z + h, a0);
-        NMM_STORE(z + h + 8, a1);
-        NMM_STORE(z + h + 16, a2);
-        NMM_STORE(z + h + 24, a3);
-    }
-    for (; h < hidden; h += 8) {
-        nmm_v8 a0 = NMM_LOAD(b1 + h);
-        for (j = 0; j < n; j++)
-            a0 += NMM_SPLAT(values[j]) * NMM_LOAD(w1 + (long)rows[j] * hidden + h);
-        NMM_STORE(z + h, a0);
-    }
-    {   /* x / (1 + |x|) and the output, 8 units at a time: 8 divisions in one instruction */
-        nmm_v8 acc = NMM_SPLAT(0.0f), one = NMM_SPLAT(1.0f);
-        for (h = 0; h < hidden; h += 8) {
-            nmm_v8 v = NMM_LOAD(z + h);
-            nmm_v8 a = (nmm_v8)((nmm_i8)v & 0x7fffffff);      /* |v|: the sign bit cleared */
-            acc += NMM_LOAD(w2 + h) * (v / (one + a));
-        }
-        for (j = 0; j < 8; j++)
-            out += acc[j];
-    }
-    return out;
-}
-
 /* sums += deltas[j] * w1[rows[j]] for each j: the incremental first layer
  * (eval_td.pxi's accumulators) adds the rows of inputs that arrived, takes
- * away those that left and moves those whose value changed. Blocked like the
- * kernel: 32 sums stay in registers while every row is added. */
+ * away those that left and moves those whose value changed; the kernel adds
+ * a position's rows to b1 with it. */
 NMM_CLONES
 static void nmm_td_apply(float *sums, const float *w1, int hidden, const int *rows, const float *deltas, int n)
 {
@@ -128,23 +86,32 @@ static void nmm_td_apply(float *sums, const float *w1, int hidden, const int *ro
     }
 }
 
-#else   /* no vector extensions: the plain loops */
-
+/* The net's output: the hidden sums b1 + the rows (nmm_td_apply), then
+ * x / (1 + |x|) and the output layer, 8 units at a time: 8 divisions in one
+ * instruction. */
+NMM_CLONES
 static float nmm_td_kernel(const float *w1, const float *b1, const float *w2, float b2, int hidden,
                            const int *rows, const float *values, int n)
 {
     float z[NMM_TD_MAX_HIDDEN];
     float out = b2;
     int h, j;
-    for (h = 0; h < hidden; h++)
-        z[h] = b1[h];
-    for (j = 0; j < n; j++)
-        for (h = 0; h < hidden; h++)
-            z[h] += values[j] * w1[(long)rows[j] * hidden + h];
-    for (h = 0; h < hidden; h++)
-        out += w2[h] * z[h] / (1.0f + fabsf(z[h]));
+    memcpy(z, b1, hidden * sizeof(float));
+    nmm_td_apply(z, w1, hidden, rows, values, n);
+    {
+        nmm_v8 acc = NMM_SPLAT(0.0f), one = NMM_SPLAT(1.0f);
+        for (h = 0; h < hidden; h += 8) {
+            nmm_v8 v = NMM_LOAD(z + h);
+            nmm_v8 a = (nmm_v8)((nmm_i8)v & 0x7fffffff);      /* |v|: the sign bit cleared */
+            acc += NMM_LOAD(w2 + h) * (v / (one + a));
+        }
+        for (j = 0; j < 8; j++)
+            out += acc[j];
+    }
     return out;
 }
+
+#else   /* no vector extensions: the plain loops */
 
 static void nmm_td_apply(float *sums, const float *w1, int hidden, const int *rows, const float *deltas, int n)
 {
@@ -152,6 +119,19 @@ static void nmm_td_apply(float *sums, const float *w1, int hidden, const int *ro
     for (j = 0; j < n; j++)
         for (h = 0; h < hidden; h++)
             sums[h] += deltas[j] * w1[(long)rows[j] * hidden + h];
+}
+
+static float nmm_td_kernel(const float *w1, const float *b1, const float *w2, float b2, int hidden,
+                           const int *rows, const float *values, int n)
+{
+    float z[NMM_TD_MAX_HIDDEN];
+    float out = b2;
+    int h;
+    memcpy(z, b1, hidden * sizeof(float));
+    nmm_td_apply(z, w1, hidden, rows, values, n);
+    for (h = 0; h < hidden; h++)
+        out += w2[h] * z[h] / (1.0f + fabsf(z[h]));
+    return out;
 }
 
 #endif
