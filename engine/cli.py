@@ -449,12 +449,17 @@ def data() -> None:
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--jobs", "-j", type=int, default=2, show_default=True)
 @click.option("--limit", type=int, default=None, help="Read only this many games per file (for trials).")
-def data_nmm(data_path: str | None, out: str, seed: int, jobs: int, limit: int | None) -> None:
+@click.option("--twic-only", is_flag=True, help="Only the outside test set (twic.npz).")
+def data_nmm(data_path: str | None, out: str, seed: int, jobs: int, limit: int | None, twic_only: bool) -> None:
     """Pattern sets for the Neural MoveMap: test, validation, learning, TWIC."""
     import json
 
-    from engine.data.nmm import build
+    from engine.data.nmm import build, build_twic
     from engine.perft import data_dir
+    if twic_only:
+        n = build_twic(Path(data_path) if data_path else data_dir(), Path(out), jobs, limit)
+        click.echo(f"{out}/twic.npz: {n} positions")
+        return
     summary = build(Path(data_path) if data_path else data_dir(), Path(out), seed, jobs, limit)
     click.echo(json.dumps(summary, indent=2))
 
@@ -514,20 +519,68 @@ def data_chessmaps(data_path: str | None, out: str, pgns: tuple[str, ...], games
 @click.option("--eval", "evaluation", type=click.Choice(["handwritten", "td"]), default="handwritten",
               show_default=True)
 @click.option("--every", type=int, default=1, show_default=True, help="PGN input: every N-th position.")
-@click.option("--limit", type=int, default=None, help="At most this many positions.")
+@click.option("--limit", type=int, default=None, help="Read at most this many positions.")
+@click.option("--sample", type=int, default=None, help="Label this many of them, drawn by --seed.")
+@click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--batch", type=int, default=256, show_default=True, help="Positions per unit of work.")
 @click.option("--workers", "-j", type=int, default=2, show_default=True, help="Local processes.")
 @click.option("--cluster", default=None, metavar="ADDRESS",
               help="Run the batches on a Ray cluster (e.g. ray://head:10001; 'local' starts one here).")
+@click.option("--patterns", type=click.Path(dir_okay=False), default=None,
+              help="Also write the labels as a pattern set (.npz) for 'train nmm --learn'.")
 def data_label(positions: str, out: str, depth: int | None, nodes: int | None, evaluation: str, every: int,
-               limit: int | None, batch: int, workers: int, cluster: str | None) -> None:
+               limit: int | None, sample: int | None, seed: int, batch: int, workers: int,
+               cluster: str | None, patterns: str | None) -> None:
     """Label POSITIONS (EPD/FEN lines, or a PGN's games) with the engine's best move and score."""
+    from engine.data.batches import sample_positions
     from engine.data.label import label, read_positions
     if not depth and not nodes:
         raise click.BadParameter("give --depth or --nodes")
-    fens = read_positions(Path(positions), every, limit)
-    ran = label(fens, Path(out), depth, nodes, evaluation, batch, workers, cluster, log=click.echo)
+    fens = sample_positions(read_positions(Path(positions), every, limit), sample, seed)
+    ran = label(fens, Path(out), depth, nodes, evaluation, batch, workers, cluster)
     click.echo(f"{len(fens)} positions in {out} ({ran} batches labelled now)")
+    if patterns:
+        from engine.data.label import to_patterns
+        labelled = to_patterns(Path(out))
+        labelled.save(Path(patterns))
+        click.echo(f"{len(labelled)} labelled positions as a pattern set in {patterns} (train nmm --learn it)")
+
+
+@data.command("cutoffs")
+@click.argument("positions", type=click.Path(exists=True, dir_okay=False))
+@click.option("--out", type=click.Path(dir_okay=False), default="var/cutoffs/learn.npz", show_default=True,
+              help="Pattern set with depth and tried; finished batches wait in <out>.work.")
+@click.option("--depth", type=click.IntRange(2, 64), default=12, show_default=True, help="Search depth.")
+@click.option("--min-depth", type=click.IntRange(1, 64), default=2, show_default=True,
+              help="Record cut-offs this many plies from the leaves or more (NMMMinDepth).")
+@click.option("--min-ply", type=int, default=12, show_default=True,
+              help="PGN input: positions from this half-move on.")
+@click.option("--every", type=int, default=3, show_default=True, help="PGN input: every N-th position.")
+@click.option("--limit", type=int, default=None, help="Read at most this many positions.")
+@click.option("--sample", type=int, default=4000, show_default=True, help="Search this many, drawn by --seed.")
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--batch", type=int, default=64, show_default=True, help="Positions per unit of work.")
+@click.option("--workers", "-j", type=int, default=2, show_default=True, help="Local processes.")
+@click.option("--cluster", default=None, metavar="ADDRESS", help="Run the batches on a Ray cluster.")
+@click.option("--test-set", is_flag=True, help="The output is a test set (allows the TWIC games).")
+def data_cutoffs(positions: str, out: str, depth: int, min_depth: int, min_ply: int, every: int,
+                 limit: int | None, sample: int, seed: int, batch: int, workers: int,
+                 cluster: str | None, test_set: bool) -> None:
+    """Search POSITIONS (EPD/FEN lines, or a PGN's games) and record, at every node where a
+    quiet move cut off, its quiet moves and the one that cut: the move picker's training data.
+
+    The TWIC 2022 games are the outside test set: they are read only with --test-set."""
+    from engine.data.batches import sample_positions
+    from engine.data.cutoffs import collect
+    from engine.data.label import read_positions
+    if "twic" in Path(positions).name.lower() and not test_set:
+        raise click.BadParameter("the TWIC games are the outside test set: give --test-set, and never train on it")
+    fens = [f for f in read_positions(Path(positions), every, limit)
+            if (int(f.split()[5]) - 1) * 2 + (f.split()[1] == "b") >= min_ply]
+    fens = sample_positions(fens, sample, seed)
+    samples, ran = collect(fens, Path(out), depth, min_depth, batch, workers, cluster)
+    click.echo(f"{len(fens)} positions searched to depth {depth}: {samples} cut-off samples in {out} "
+               f"({ran} batches run now)")
 
 
 @main.group("train")
@@ -539,7 +592,11 @@ def train_group() -> None:
 @click.option("--sets", type=click.Path(file_okay=False), default="var/nmm", show_default=True,
               help="Folder of pattern sets (from 'nmm-chess data nmm').")
 @click.option("--learn", "learn_name", default="ALL", show_default=True,
-              help="Learning set: ALL, A3x, SI, GI or E9x.")
+              help="Learning set: ALL, A3x, SI, GI or E9x, or a cut-off set file (.npz, from 'data cutoffs').")
+@click.option("--weighting", type=click.Choice(["depth", "depth2", "none"]), default="depth", show_default=True,
+              help="Cut-off sets: each sample's weight by the depth of its node.")
+@click.option("--test", "tests", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="More pattern or cut-off sets to report top-1 on (repeatable).")
 @click.option("--positions", type=int, default=1_000_000, show_default=True,
               help="Positions drawn from the learning set (0: all).")
 @click.option("--encoding", type=click.Choice(["paper385", "planes769", "mirrored768", "context960"]),
@@ -559,8 +616,10 @@ def train_group() -> None:
 @click.option("--report", type=click.Path(dir_okay=False), default=None, help="Write the summary JSON here.")
 def train_nmm(sets: str, learn_name: str, positions: int, encoding: str, loss: str, optimiser: str,
               model: str, outputs: str, hidden: int, epochs: int, patience: int, lr: float,
-              batch: int, seed: int, out: str | None, report: str | None) -> None:
-    """Train a Neural MoveMap (softmax or the paper's MSE; Adam or the paper's RPROP)."""
+              batch: int, seed: int, out: str | None, report: str | None, weighting: str,
+              tests: tuple[str, ...]) -> None:
+    """Train a Neural MoveMap (softmax or the paper's MSE; Adam or the paper's RPROP)
+    on master moves or on the engine's own cut-offs."""
     import json
 
     from engine.train.nmm import TrainConfig
@@ -569,7 +628,7 @@ def train_nmm(sets: str, learn_name: str, positions: int, encoding: str, loss: s
                          outputs=outputs, hidden=hidden, epochs=epochs, patience=patience,
                          lr=lr, batch=batch, seed=seed)
     info = run(Path(sets), learn_name, Path(out) if out else None, config, positions or None,
-               log=click.echo)
+               log=click.echo, weighting=weighting, tests=[Path(t) for t in tests])
     summary = {k: v for k, v in info.items() if k != "history"}
     text = json.dumps(summary, indent=2)
     click.echo(text)
@@ -803,6 +862,30 @@ def study_overhead(sets: str, net: str, out: str, positions: int, depth: int, hh
     for r in overhead_study(Path(sets), Path(net), Path(out), positions, depth, seed, modes, repeats):
         click.echo(f"{r['mode']:37} {r['ns_per_node']:6} ns/node  x{r['time_per_node_ratio']:.3f} per node, "
                    f"nodes x{r['node_ratio']:.3f}, time to depth x{r['time_to_depth_ratio']:.3f}")
+
+
+@study.command("tree-size")
+@click.option("--positions", "positions_file", type=click.Path(exists=True, dir_okay=False),
+              default="var/nmm/twic.npz", show_default=True,
+              help="A pattern set to draw positions from (default: the TWIC 2022 outside test set).")
+@click.option("--count", type=int, default=400, show_default=True)
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--depth", type=int, default=11, show_default=True)
+@click.option("--rounds", type=int, default=1, show_default=True, help="Rounds (times: the median).")
+@click.option("--config", "configs", multiple=True, required=True,
+              help="name:key=value,... (Searcher.configure keywords, net=PATH, hash=MB); the first is the reference.")
+@click.option("--out", type=click.Path(dir_okay=False), default="reports/nmm_search/tree_size.csv",
+              show_default=True)
+def study_tree_size(positions_file: str, count: int, seed: int, depth: int, rounds: int,
+                    configs: tuple[str, ...], out: str) -> None:
+    """Nodes, time per node and time to each depth of search configurations, against the first."""
+    from engine.study.tree_size import (held_out_positions, parse_config, summary_lines, tree_size_study,
+                                        write)
+    fens = held_out_positions(Path(positions_file), count, seed)
+    rows = tree_size_study(fens, [parse_config(c) for c in configs], depth, rounds)
+    write(rows, Path(out))
+    for line in summary_lines(rows, sorted({depth - 1, depth})):
+        click.echo(line)
 
 
 @study.command("predict")

@@ -5,6 +5,8 @@
 # the (possibly costly) quiet-move scorer only runs if the node gets that far.
 # The Picker struct itself is in search_state.pxi.
 
+from libc.math cimport exp, log
+
 cdef enum:
     STAGE_TT = 0
     STAGE_CAPTURES_INIT = 1
@@ -43,6 +45,8 @@ cdef void picker_init(Picker* p, Search* s, Move tt_move, int ply, int depth,
     p.n_bad = 0
     p.depth = depth
     p.has_aux = False
+    p.has_nn = False
+    p.last_prob = -1
     p.quiets_returned = 0
     p.n_chain = 0
     p.chain_index = 0
@@ -65,10 +69,11 @@ cdef inline Move pick_best(Picker* p, int end) noexcept nogil:
     tmp_score = p.scores[best]
     p.scores[best] = p.scores[p.cur]
     p.scores[p.cur] = tmp_score
-    if p.has_aux:
+    if p.has_nn:
         tmp_nn = p.nn[best]
         p.nn[best] = p.nn[p.cur]
         p.nn[p.cur] = tmp_nn
+    if p.has_aux:
         tmp_score = p.hh[best]
         p.hh[best] = p.hh[p.cur]
         p.hh[p.cur] = tmp_score
@@ -93,6 +98,17 @@ cdef inline bint loses_material(const Position* pos, Move m) noexcept nogil:
     return see(pos, m) < 0
 
 
+cdef float log_sum_exp(const float* x, int n) noexcept nogil:
+    cdef float top = x[0], total = 0
+    cdef int i
+    for i in range(1, n):
+        if x[i] > top:
+            top = x[i]
+    for i in range(n):
+        total += exp(x[i] - top)
+    return top + log(total)
+
+
 cdef Move picker_next(Picker* p, Search* s, int ply) noexcept nogil:
     """The next move to search, or 0 when there are none left."""
     cdef const Position* pos = &s.pos
@@ -100,6 +116,7 @@ cdef Move picker_next(Picker* p, Search* s, int ply) noexcept nogil:
     cdef int i
     p.from_chain = False
     p.from_table = False
+    p.last_prob = -1
     while True:
         if p.stage == STAGE_TT:
             p.stage = STAGE_CAPTURES_INIT
@@ -150,6 +167,11 @@ cdef Move picker_next(Picker* p, Search* s, int ply) noexcept nogil:
                 score_history(s, p)         # too near the leaves, no net, or an all-node
             else:
                 QUIET_SCORERS[s.opt.ordering](s, p)
+            if (not p.has_nn and (s.opt.nmm_reductions or s.opt.nmm_pruning) and s.net != NULL
+                    and p.net_allowed and p.depth >= s.opt.nmm_min_depth):
+                net_scores(s, p)            # the net steers reductions whatever orders the moves
+            if p.has_nn:
+                p.nn_logz = log_sum_exp(&p.nn[p.n_noisy], p.n - p.n_noisy)
             p.cur = p.n_noisy
             p.stage = STAGE_QUIETS
         elif p.stage == STAGE_QUIETS:
@@ -158,6 +180,8 @@ cdef Move picker_next(Picker* p, Search* s, int ply) noexcept nogil:
                 if (m != p.tt_move and m != p.killers[0] and m != p.killers[1]
                         and not contains(p.chain, 0, p.n_chain, m)):
                     p.quiets_returned += 1
+                    if p.has_nn:
+                        p.last_prob = exp(p.nn[p.cur - 1] - p.nn_logz)
                     return m
             p.cur = 0
             p.stage = STAGE_BAD_CAPTURES

@@ -39,6 +39,7 @@ cdef void net_scores(Search* s, Picker* p) noexcept nogil:
     cdef int n, i, quiets = p.n - p.n_noisy
     cdef u64 key = s.pos.key ^ (<u64>(last_move_to(&s.pos) + 1) * <u64>0x9E3779B97F4A7C15)
     cdef NmmCacheEntry* entry = &s.nmm_cache[key & (NMM_CACHE_SIZE - 1)]
+    p.has_nn = quiets > 0
     if entry.key == key and entry.n == quiets:
         for i in range(quiets):
             p.nn[p.n_noisy + i] = entry.scores[i]

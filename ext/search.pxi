@@ -27,6 +27,27 @@ cdef void init_search_tables() noexcept nogil:
 init_search_tables()
 
 
+cdef inline int lmp_limit(Search* s, Picker* p, int depth, bint improving) noexcept nogil:
+    """Quiet moves searched before late-move pruning starts. With NMMPruning,
+    the net's favourites are never pruned this way and its rejects twice as early."""
+    cdef int limit = LMP_LIMIT[depth] + (2 if improving else 0)
+    if s.opt.nmm_pruning and p.last_prob >= 0:
+        if p.last_prob >= s.opt.nmm_prob_high:
+            return MAX_MOVES
+        if p.last_prob < s.opt.nmm_prob_low:
+            return limit // 2
+    return limit
+
+
+cdef inline int net_reduction(Search* s, float prob) noexcept nogil:
+    """NMMReductions: one ply less for a quiet move the net likes, one more for one it does not."""
+    if prob >= s.opt.nmm_prob_high:
+        return -1
+    if prob < s.opt.nmm_prob_low:
+        return 1
+    return 0
+
+
 cdef inline bint check_stop(Search* s) noexcept nogil:
     """True once the search must unwind: stop command, node or time limit."""
     if s.stopped:
@@ -260,7 +281,7 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
             continue
         futile = False
         if s.opt.futility and not is_pv and not check and not noisy and best > -MATE_BOUND:
-            if depth <= 4 and quiets >= LMP_LIMIT[depth] + (2 if improving else 0):
+            if depth <= 4 and quiets >= lmp_limit(s, &picker, depth, improving):
                 continue                # late-move pruning
             futile = depth <= 3 and eval + 60 + 100 * depth <= alpha
 
@@ -279,6 +300,8 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
             if s.opt.lmr and depth >= 3 and not noisy and not check and not gives_check:
                 r = LMR_TABLE[min(depth, 63)][min(searched, 63)]
                 r += (0 if improving else 1) - (1 if is_pv else 0) - (1 if killer else 0)
+                if s.opt.nmm_reductions and picker.last_prob >= 0:
+                    r += net_reduction(s, picker.last_prob)
                 r = max(0, min(r, new_depth - 1))
             score = -negamax(s, new_depth - r, -alpha - 1, -alpha, ply + 1, True, is_pv or not cut_node)
             if score > alpha and r > 0:
@@ -316,6 +339,9 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
                             s.killers[ply][1] = s.killers[ply][0]
                             s.killers[ply][0] = m
                         history_reward(s, pos, m, depth)
+                        if s.cutoffs != NULL:
+                            record_cutoff(s.cutoffs, pos, &picker.moves[picker.n_noisy],
+                                          picker.n - picker.n_noisy, m, depth, quiets - 1)
                         if s.opt.move_chains:
                             chain_store(s, pos.stm, m, s.stubborn[ply + 1])
                         if s.opt.move_tables:

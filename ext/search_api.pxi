@@ -2,7 +2,7 @@
 # the search state, runs a search with the GIL released, and turns the C
 # structs into Python values when the search reports.
 
-from libc.stdlib cimport calloc
+from libc.stdlib cimport calloc, free
 from libc.string cimport memcpy, memset
 
 
@@ -79,6 +79,10 @@ cdef class Searcher:
         self.s.opt.beam_width = 4
         self.s.opt.long_branches = False
         self.s.opt.regions_net = False
+        self.s.opt.nmm_reductions = False
+        self.s.opt.nmm_pruning = False
+        self.s.opt.nmm_prob_high = 0.2
+        self.s.opt.nmm_prob_low = 0.02
         self.s.net = NULL
         self.net.weights = NULL
         self.net.scale = NULL
@@ -96,6 +100,7 @@ cdef class Searcher:
             free(self.s.td_cache)
             self.clear_strategy()
             self.clear_regions()
+            self.stop_recording()
         self._free_td()
         free(self.net.weights)
         free(self.net.scale)
@@ -379,8 +384,22 @@ cdef class Searcher:
                   beta_nn: float | None = None, beta_hh: float | None = None,
                   move_chains: bool | None = None, move_tables: int | None = None,
                   forward_pruning: bool | None = None, beam_width: int | None = None,
-                  long_branches: bool | None = None, regions_net: bool | None = None) -> None:
+                  long_branches: bool | None = None, regions_net: bool | None = None,
+                  nmm_reductions: bool | None = None, nmm_pruning: bool | None = None,
+                  nmm_prob_high: float | None = None, nmm_prob_low: float | None = None) -> None:
         """Set search options; None leaves one as it is."""
+        if nmm_reductions is not None:
+            self.s.opt.nmm_reductions = nmm_reductions
+        if nmm_pruning is not None:
+            self.s.opt.nmm_pruning = nmm_pruning
+        if nmm_prob_high is not None:
+            if not 0 <= nmm_prob_high <= 1:
+                raise ValueError("nmm_prob_high is a probability")
+            self.s.opt.nmm_prob_high = nmm_prob_high
+        if nmm_prob_low is not None:
+            if not 0 <= nmm_prob_low <= 1:
+                raise ValueError("nmm_prob_low is a probability")
+            self.s.opt.nmm_prob_low = nmm_prob_low
         if ordering is not None:
             self.s.opt.ordering = ORDERING_NAMES.index(ordering)
         if multipv is not None:
@@ -510,6 +529,80 @@ cdef class Searcher:
         else:
             hand_regions(&board.pos, weights)
         return [weights[i] for i in range(64)]
+
+    # --- cut-off recording (cutoffs.pxi) ------------------------------------
+
+    def record_cutoffs(self, int capacity, int min_depth=2) -> None:
+        """Record quiet cut-offs at ``min_depth`` plies from the leaves or more,
+        up to ``capacity`` of them (later ones are counted as dropped) until
+        ``stop_recording``; ``take_cutoffs`` drains them."""
+        if capacity < 1:
+            raise ValueError("the capacity must be positive")
+        self.stop_recording()
+        cdef CutoffLog* log = <CutoffLog*>calloc(1, sizeof(CutoffLog))
+        if log == NULL:
+            raise MemoryError
+        log.records = <CutoffRecord*>calloc(capacity, sizeof(CutoffRecord))
+        if log.records == NULL:
+            free(log)
+            raise MemoryError(f"cannot record {capacity} cut-offs")
+        log.capacity = capacity
+        log.min_depth = min_depth
+        self.s.cutoffs = log
+
+    def stop_recording(self) -> None:
+        if self.s.cutoffs != NULL:
+            free(self.s.cutoffs.records)
+            free(self.s.cutoffs)
+            self.s.cutoffs = NULL
+
+    def take_cutoffs(self) -> dict:
+        """The cut-offs recorded since the last call, as numpy arrays, and empty the log.
+
+        ``board`` (N, 64), ``stm``, ``castling``, ``ep``, ``halfmove``,
+        ``last_to``, ``key``, ``depth``, ``tried`` (quiet moves searched before
+        the cut), ``offsets`` (N + 1) into ``quiets`` (M, 2: from, to as
+        Board.pattern gives them), ``cut`` (index of the cut-off move within
+        its node's quiets), ``dropped`` (cut-offs the full log missed).
+        """
+        import numpy as np
+        cdef CutoffLog* log = self.s.cutoffs
+        if log == NULL:
+            raise RuntimeError("not recording: call record_cutoffs first")
+        cdef int n = log.n, i, j, k = 0
+        counts = np.array([log.records[i].n_quiets for i in range(n)], np.int64)
+        offsets = np.zeros(n + 1, np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        out = {"board": np.zeros((n, 64), np.uint8), "stm": np.zeros(n, np.uint8),
+               "castling": np.zeros(n, np.uint8), "ep": np.zeros(n, np.int8),
+               "halfmove": np.zeros(n, np.uint16), "last_to": np.zeros(n, np.int8),
+               "key": np.zeros(n, np.uint64), "depth": np.zeros(n, np.uint8),
+               "tried": np.zeros(n, np.uint8), "cut": np.zeros(n, np.int16),
+               "quiets": np.zeros((offsets[n], 2), np.uint8), "offsets": offsets,
+               "dropped": int(log.dropped)}
+        cdef uint8_t[:, ::1] board = out["board"]
+        cdef uint8_t[:, ::1] quiets = out["quiets"]
+        cdef CutoffRecord* r
+        for i in range(n):
+            r = &log.records[i]
+            for j in range(64):
+                board[i, j] = r.board[j]
+            for j in range(r.n_quiets):
+                quiets[k, 0] = r.quiets[j][0]
+                quiets[k, 1] = r.quiets[j][1]
+                k += 1
+            out["stm"][i] = r.stm
+            out["castling"][i] = r.castling
+            out["ep"][i] = r.ep
+            out["halfmove"][i] = r.halfmove
+            out["last_to"][i] = r.last_to
+            out["key"][i] = r.key
+            out["depth"][i] = r.depth
+            out["tried"][i] = r.tried
+            out["cut"][i] = r.cut
+        log.n = 0
+        log.dropped = 0
+        return out
 
     @property
     def long_branch_stats(self) -> dict[str, int]:

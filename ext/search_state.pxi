@@ -27,6 +27,10 @@ ctypedef struct SearchOptions:
     bint adaptive           # adapt hhweight on nn-misses and hh-misses
     double beta_nn          # added to hhweight on an nn-miss
     double beta_hh          # taken from hhweight on an hh-miss
+    bint nmm_reductions     # late-move reductions follow the net's probability of a quiet move
+    bint nmm_pruning        # late-move pruning spares what the net likes, prunes early what it does not
+    float nmm_prob_high     # a quiet move the net gives at least this probability is "liked" ...
+    float nmm_prob_low      # ... and below this "disliked"
     bint move_chains        # the ChessMaps short-term memory (move_chains.pxi)
     int move_tables         # table moves tried per node, 0: the long-term memory off (move_tables.pxi)
     bint forward_pruning    # the ChessMaps beam at interior nodes (forward_pruning.pxi)
@@ -125,15 +129,20 @@ ctypedef struct Search:
     u64 lb_played               # long branches played, and how often the full search
     u64 lb_same_verdict         # ... then agreed on beta ...
     u64 lb_same_move            # ... and chose the branch's first move
+    CutoffLog* cutoffs          # quiet cut-offs recorded for training (cutoffs.pxi); NULL: off
 
 
 # The staged move picker's state (picker.pxi); here because scorers fill it.
 ctypedef struct Picker:
     Move moves[MAX_MOVES]       # noisy moves in [0, n_noisy), quiet ones in [n_noisy, n)
     int scores[MAX_MOVES]
-    float nn[MAX_MOVES]         # with has_aux: each quiet move's net score ...
-    int hh[MAX_MOVES]           # ... and history score, for the adaptive weight
+    float nn[MAX_MOVES]         # with has_nn: each quiet move's net score
+    int hh[MAX_MOVES]           # with has_aux: each quiet move's history score, for the adaptive weight
+    bint has_nn
     bint has_aux
+    float nn_logz               # with has_nn: log of the sum of exp(nn) over the quiet moves
+    float last_prob             # the net's probability (softmax over the quiet moves) of the
+                                # move just returned; -1 when the net did not rank it
     int n
     int n_noisy
     int stage

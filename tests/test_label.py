@@ -18,7 +18,7 @@ def rows(path: Path) -> list[list[str]]:
 @pytest.fixture(scope="module")
 def local_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("label") / "labels.csv"
-    ran = lab.label(POSITIONS[:12], out, depth=3, nodes=None, batch=5, workers=2, log=lambda *a: None)
+    ran = lab.label(POSITIONS[:12], out, depth=3, nodes=None, batch=5, workers=2, progress=False)
     return out, ran
 
 
@@ -40,17 +40,17 @@ def test_a_rerun_labels_only_the_missing_batches(local_run, tmp_path):
     for f in work.iterdir():
         (tmp_path / "labels.csv.work" / f.name).write_bytes(f.read_bytes())
     (tmp_path / "labels.csv.work" / "batch_000001.json").unlink()
-    assert lab.label(POSITIONS[:12], copy, 3, None, batch=5, workers=1, log=lambda *a: None) == 1
+    assert lab.label(POSITIONS[:12], copy, 3, None, batch=5, workers=1, progress=False) == 1
     assert rows(copy) == rows(out)
-    with pytest.raises(ValueError, match="another labelling job"):
-        lab.label(POSITIONS[:12], copy, 4, None, batch=5, log=lambda *a: None)
+    with pytest.raises(ValueError, match="another job"):
+        lab.label(POSITIONS[:12], copy, 4, None, batch=5, progress=False)
 
 
 def test_a_local_ray_cluster_gives_the_local_labels(local_run, tmp_path):
     pytest.importorskip("ray")
     out, _ = local_run
     on_ray = tmp_path / "ray.csv"
-    assert lab.label(POSITIONS[:12], on_ray, 3, None, batch=5, cluster="local", log=lambda *a: None) == 3
+    assert lab.label(POSITIONS[:12], on_ray, 3, None, batch=5, cluster="local", progress=False) == 3
     assert rows(on_ray) == rows(out)
 
 
@@ -61,3 +61,18 @@ def test_positions_are_read_from_epd_and_pgn(tmp_path):
     pgn = Path(__file__).resolve().parent / "fixtures" / "games" / "masters_sample.pgn"
     fens = lab.read_positions(pgn, every=10, limit=20)
     assert len(fens) == 20 and fens[0] == Board().fen()
+
+
+def test_labels_become_a_pattern_set_with_the_best_move_played(local_run) -> None:
+    out, _ = local_run
+    patterns = lab.to_patterns(out)
+    table = rows(out)[1:]
+    assert len(patterns) == len(table)
+    for i, (fen, move, *_) in enumerate(table):
+        frm, to, _ = patterns.legal[patterns.offsets[i] + patterns.played[i]]
+        assert patterns.fen(i).split()[:4] == fen.split()[:4]
+        assert (int(frm), int(to)) == (chess_square(move[:2]), chess_square(move[2:4]))
+
+
+def chess_square(name: str) -> int:
+    return "abcdefgh".index(name[0]) + 8 * (int(name[1]) - 1)

@@ -6,9 +6,9 @@ searched it, nor on what it searched before): the engine-labelled learning
 sets of the NMM paper, and targets for evaluation training. Positions come
 from an EPD/FEN file (one per line) or from the games of a PGN file.
 
-Work goes in batches (units of engine/tools/workpool.py: local processes or
-a Ray cluster); each finished batch is saved in ``<out>.work/`` at once, and
-a rerun labels only the batches not there. The output is CSV:
+Work goes in batches (engine/data/batches.py: local processes or a Ray
+cluster, with a progress bar); each finished batch is saved in
+``<out>.work/`` at once, and a rerun labels only the batches not there. The output is CSV:
 ``fen,bestmove,score_cp,depth,nodes`` (score from the side to move's view;
 a mate in N moves as +-(100000 - 2N)).
 """
@@ -18,7 +18,7 @@ import csv
 import json
 from pathlib import Path
 
-from engine.tools.workpool import run_units
+from engine.data.batches import run_batches
 
 MATE_CP = 100_000
 
@@ -70,30 +70,54 @@ def label_batch(unit: tuple[list[str], int | None, int | None, str]) -> list[lis
 
 
 def label(positions: list[str], out: Path, depth: int | None, nodes: int | None, evaluation: str = "handwritten",
-          batch: int = 256, workers: int = 2, cluster: str | None = None, log=print) -> int:
+          batch: int = 256, workers: int = 2, cluster: str | None = None, progress: bool = True) -> int:
     """Label ``positions`` into ``out`` (CSV); returns how many batches ran now."""
     if not depth and not nodes:
         raise ValueError("give a depth or a node count")
-    work = out.with_name(out.name + ".work")
-    work.mkdir(parents=True, exist_ok=True)
     job = {"positions": len(positions), "depth": depth, "nodes": nodes, "evaluation": evaluation, "batch": batch}
-    saved = work / "job.json"
-    if saved.exists() and json.loads(saved.read_text()) != job:
-        raise ValueError(f"{work} holds batches of another labelling job; remove it or give the same arguments")
-    saved.write_text(json.dumps(job))
-    units = [(i, (positions[i * batch:(i + 1) * batch], depth, nodes, evaluation))
-             for i in range(-(-len(positions) // batch))]
-    done = {int(p.stem.split("_")[1]) for p in work.glob("batch_*.json")}
-
-    def save(index, rows) -> None:
-        tmp = work / f"batch_{index:06d}.tmp"
-        tmp.write_text(json.dumps(rows))
-        tmp.replace(work / f"batch_{index:06d}.json")      # atomic: a batch is saved whole or not at all
-        log(f"batch {index + 1}/{len(units)} labelled")
-    ran = run_units(label_batch, units, done, save, workers, cluster)
+    paths, ran = run_batches(label_batch, positions, (depth, nodes, evaluation), out.with_name(out.name + ".work"),
+                             job, batch, lambda path, rows: path.write_text(json.dumps(rows)), ".json",
+                             workers, cluster, progress)
     with out.open("w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["fen", "bestmove", "score_cp", "depth", "nodes"])
-        for i, _ in units:
-            writer.writerows(json.loads((work / f"batch_{i:06d}.json").read_text()))
+        for path in paths:
+            writer.writerows(json.loads(path.read_text()))
     return ran
+
+
+def to_patterns(path: Path) -> "PatternSet":
+    """A label CSV as a pattern set: every legal move of each position, the
+    engine's best move as the one played, ``game`` the row number. (A FEN
+    has no last move: the context encoding's last-move plane stays empty.)"""
+    import numpy as np
+
+    from engine._core import Board
+    from engine.data.nmm import move_triple
+    from engine.data.patterns import NO_ECO, PatternSet
+    fields: dict[str, list] = {k: [] for k in ("board", "stm", "legal", "count", "played", "game", "key",
+                                               "castling", "ep", "halfmove", "last_to")}
+    with path.open() as f:
+        for row_number, row in enumerate(csv.DictReader(f)):
+            board = Board(row["fen"])
+            board64, stm, legal, castling, ep, halfmove, last_to = board.pattern()
+            target = move_triple(board, row["bestmove"]) if row["bestmove"] else b""
+            index = next((i for i in range(0, len(legal), 3) if legal[i:i + 3] == target), -1)
+            if index < 0:
+                continue
+            for key, value in (("board", board64), ("stm", stm), ("legal", legal), ("count", len(legal) // 3),
+                               ("played", index // 3), ("game", row_number), ("key", board.zobrist()),
+                               ("castling", castling), ("ep", ep), ("halfmove", min(halfmove, 65535)),
+                               ("last_to", last_to)):
+                fields[key].append(value)
+    n = len(fields["stm"])
+    offsets = np.zeros(n + 1, np.int64)
+    np.cumsum(fields["count"], out=offsets[1:])
+    return PatternSet(np.frombuffer(b"".join(fields["board"]), np.uint8).reshape(n, 64),
+                      np.array(fields["stm"], np.uint8),
+                      np.frombuffer(b"".join(fields["legal"]), np.uint8).reshape(-1, 3).copy(), offsets,
+                      np.array(fields["played"], np.int16), np.zeros(n, np.int16),
+                      np.array(fields["game"], np.int32), np.full(n, NO_ECO, np.uint16),
+                      np.array(fields["key"], np.uint64), np.array(fields["castling"], np.uint8),
+                      np.array(fields["ep"], np.int8), np.array(fields["halfmove"], np.uint16),
+                      np.array(fields["last_to"], np.int8))

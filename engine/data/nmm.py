@@ -151,6 +151,14 @@ def split_test_validation(patterns: PatternSet, eco: str, rng: random.Random
     return out[0], out[1], used
 
 
+def build_twic(data: Path, out: Path, jobs: int = 2, limit: int | None = None) -> int:
+    """Write the outside test set alone (twic.npz); return its positions."""
+    twic, _ = extract_file(data / "games" / TWIC_FILE, 10_000_000, TWIC_PLIES, jobs, limit, TWIC_FILE)
+    twic = twic.unique()
+    twic.save(out / "twic.npz")
+    return len(twic)
+
+
 def build(data: Path, out: Path, seed: int = 1, jobs: int = 2, limit: int | None = None) -> dict:
     """Write every set; return the summary (also saved as summary.json)."""
     rng = random.Random(seed)

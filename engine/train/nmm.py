@@ -37,6 +37,7 @@ class Encoded:
     offsets: np.ndarray         # (N + 1,) pairs of position i: offsets[i]:offsets[i + 1]
     label: np.ndarray           # (N,) index into pairs of the move played
     ply: np.ndarray
+    weight: np.ndarray | None = None    # (N,) float32: each position's share of the loss (None: 1)
 
     def __len__(self) -> int:
         return len(self.label)
@@ -46,11 +47,12 @@ class Encoded:
         return Encoded(self.inputs[start:stop], self.values[start:stop],
                        self.pair_pos[a:b] - start, self.pair_out[a:b], self.pair_from[a:b],
                        self.pair_to[a:b], self.offsets[start:stop + 1] - a, self.label[start:stop] - a,
-                       self.ply[start:stop])
+                       self.ply[start:stop], None if self.weight is None else self.weight[start:stop])
 
 
-def encode(patterns: PatternSet, encoding: str) -> Encoded:
-    """Encode a set; moves sharing an output (promotions) become one pair."""
+def encode(patterns: PatternSet, encoding: str, weight: np.ndarray | None = None) -> Encoded:
+    """Encode a set; moves sharing an output (promotions) become one pair.
+    ``weight``: per position, scaled here to a mean of 1."""
     inputs, values = encode_inputs(patterns, encoding)
     outs = encode_outputs(patterns, encoding).astype(np.int64)
     pos = np.repeat(np.arange(len(patterns), dtype=np.int64), patterns.n_moves)
@@ -65,7 +67,9 @@ def encode(patterns: PatternSet, encoding: str) -> Encoded:
     if encoding in MIRRORED:
         flip = 56 * patterns.stm[pair_pos].astype(np.int32)
         frm, to = frm ^ flip, to ^ flip
-    return Encoded(inputs, values, pair_pos, pair_out, frm, to, offsets, label, patterns.ply.copy())
+    if weight is not None:
+        weight = (weight / weight.mean()).astype(np.float32)
+    return Encoded(inputs, values, pair_pos, pair_out, frm, to, offsets, label, patterns.ply.copy(), weight)
 
 
 # --- models ------------------------------------------------------------------
@@ -166,19 +170,25 @@ def segment_max(x: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
 
 def loss_and_grad(scores: np.ndarray, data: Encoded, loss: str) -> tuple[float, np.ndarray]:
-    """Summed loss over the positions, and d loss / d score per pair."""
+    """Summed loss over the positions (each times its weight), and d loss / d score per pair."""
     target = np.zeros_like(scores)
     target[data.label] = 1.0
+    w = data.weight
     if loss == "mse":
         err = scores - target
-        return float((err ** 2).sum()), 2 * err
+        if w is None:
+            return float((err ** 2).sum()), 2 * err
+        wp = w[data.pair_pos]
+        return float((wp * err ** 2).sum()), 2 * wp * err
     seg = data.pair_pos
     shifted = scores - segment_max(scores, data.offsets)[seg]
     e = np.exp(shifted)
     total = np.add.reduceat(e, data.offsets[:-1])
     prob = e / total[seg]
-    loss_value = -np.log(np.maximum(prob[data.label], 1e-12)).sum()
-    return float(loss_value), prob - target
+    nll = -np.log(np.maximum(prob[data.label], 1e-12))
+    if w is None:
+        return float(nll.sum()), prob - target
+    return float((w * nll).sum()), (prob - target) * w[seg]
 
 
 def ranks(scores: np.ndarray, data: Encoded) -> np.ndarray:

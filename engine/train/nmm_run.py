@@ -42,19 +42,51 @@ def accuracy(model, data) -> dict:
     return out
 
 
+VAL_SHARE = 0.05            # of a cut-off set's searched positions, held out for validation
+VAL_MAX = 50_000            # validation samples at most (each epoch ranks them all)
+
+
+def depth_weight(depth: np.ndarray, weighting: str) -> np.ndarray | None:
+    """A cut-off sample's weight: its depth, depth squared, or None (all 1)."""
+    d = depth.astype(np.float32)
+    return {"depth": d, "depth2": d * d, "none": None}[weighting]
+
+
+def cutoff_split(path: Path, limit: int | None, rng: np.random.Generator,
+                 weighting: str) -> tuple[PatternSet, np.ndarray | None, PatternSet]:
+    """(learning samples, their weights, validation samples) of a cut-off set:
+    the samples of VAL_SHARE of its searched positions are held out whole."""
+    from engine.data.cutoffs import load_cutoffs
+    patterns, depth, _ = load_cutoffs(path)
+    sources = np.unique(patterns.game)
+    held = rng.choice(sources, max(1, int(len(sources) * VAL_SHARE)), replace=False)
+    is_val = np.isin(patterns.game, held)
+    learn = rng.permutation(np.flatnonzero(~is_val))[:limit]
+    val = rng.permutation(np.flatnonzero(is_val))[:VAL_MAX]
+    return patterns.take(learn), depth_weight(depth[learn], weighting), patterns.take(val)
+
+
 def run(sets: Path, learn_name: str, out: Path | None, config: TrainConfig, limit: int | None,
-        log=print) -> dict:
+        log=print, weighting: str = "depth", tests: list[Path] = ()) -> dict:
+    """Train on ``learn_name``: a master set of ``sets`` (ALL, A3x, ...), validated on
+    its val_* sets, or a cut-off file (.npz, from ``data cutoffs``), validated on
+    its held-out searches; report top-1 on ``sets``' test sets and on ``tests``."""
     rng = np.random.default_rng(config.seed)
     start = time.perf_counter()
-    learn_set = sample(PatternSet.load(sets / f"learn_{learn_name}.npz"), limit, rng)
-    val_set = PatternSet.concat([PatternSet.load(p) for p in sorted(sets.glob("val_*.npz"))])
-    learn = encode(learn_set, config.encoding)
+    weight = None
+    if learn_name.endswith(".npz"):
+        learn_set, weight, val_set = cutoff_split(Path(learn_name), limit, rng, weighting)
+    else:
+        learn_set = sample(PatternSet.load(sets / f"learn_{learn_name}.npz"), limit, rng)
+        val_set = PatternSet.concat([PatternSet.load(p) for p in sorted(sets.glob("val_*.npz"))])
+    learn = encode(learn_set, config.encoding, weight)
     val = encode(val_set, config.encoding)
     log(f"learning set {learn_name}: {len(learn)} positions; validation {len(val)}")
     result = train(learn, val, config, log)
     model = result.model
     report = {"validation": accuracy(model, val), "tests": {}}
-    for path in sorted(sets.glob("test_*.npz")) + [sets / "twic.npz"]:
+    test_paths = sorted(sets.glob("test_*.npz")) + [sets / "twic.npz"] + list(tests)
+    for path in test_paths:
         if path.exists():
             report["tests"][path.stem] = accuracy(model, encode(PatternSet.load(path), config.encoding))
     mean, std = score_stats(model, val)
@@ -63,7 +95,7 @@ def run(sets: Path, learn_name: str, out: Path | None, config: TrainConfig, limi
                      "loss": config.loss, "optimiser": config.optimiser, "lr": config.lr,
                      "epochs_run": len(result.history), "best_epoch": result.best_epoch,
                      "seconds": round(time.perf_counter() - start), "model": config.model,
-                     "outputs": config.outputs},
+                     "outputs": config.outputs, "weighting": weighting if weight is not None else "none"},
         "accuracy": report,
         "score_mean": mean, "score_std": std,
         "suggested_hhweight": round(HHWEIGHT_TIMES_STD / std, 4) if std > 0 else 0.01,
