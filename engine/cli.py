@@ -612,7 +612,7 @@ def train_group() -> None:
 @click.option("--batch", type=int, default=2048, show_default=True)
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False), default=None,
-              help="Write the net here (linear from-to models only).")
+              help="Write the net here (from-to outputs: linear or hidden models).")
 @click.option("--report", type=click.Path(dir_okay=False), default=None, help="Write the summary JSON here.")
 def train_nmm(sets: str, learn_name: str, positions: int, encoding: str, loss: str, optimiser: str,
               model: str, outputs: str, hidden: int, epochs: int, patience: int, lr: float,

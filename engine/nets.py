@@ -36,26 +36,48 @@ class NetError(ValueError):
 
 @dataclass
 class NmmNet:
+    """A Neural MoveMap. Linear: ``weights`` (1792, inputs), one row per from-to
+    output. With a hidden layer (``w1`` given): h = x / (1 + |x|) of
+    ``w1``' sums plus ``b1``, and ``weights`` (1792, hidden) is the output layer."""
     encoding: str
-    weights: np.ndarray             # (1792, inputs) float32: one row per from-to output
+    weights: np.ndarray             # (1792, inputs) linear, or (1792, hidden): float32
     bias: np.ndarray                # (1792,) float32
     info: dict = field(default_factory=dict)   # training data, accuracy, score spread, ...
+    w1: np.ndarray | None = None    # (inputs, hidden) float32: the hidden layer's weights ...
+    b1: np.ndarray | None = None    # (hidden,) ... and bias
+
+    @property
+    def hidden(self) -> int:
+        return 0 if self.w1 is None else int(self.w1.shape[1])
 
     @property
     def suggested_hhweight(self) -> float:
         """The history weight the trainer derived from the scores' spread."""
         return self.info.get("suggested_hhweight") or DEFAULT_HHWEIGHT
 
+    def install(self, searcher) -> None:
+        """Load the net into a Searcher."""
+        if self.hidden:
+            searcher.set_nmm_hidden(self.encoding, self.w1, self.b1, self.weights, self.bias)
+        else:
+            searcher.set_nmm(self.encoding, self.weights, self.bias)
+
+
+HIDDEN_ENCODINGS = ("mirrored768", "context960")    # binary inputs: the core adds rows, no multiply
+MAX_HIDDEN = 128                                    # NMM_MAX_HIDDEN in ext/nmm.pxi
+
 
 def save_nmm(net: NmmNet, path: Path) -> None:
+    arrays = {"weights": net.weights.astype(np.float32), "bias": net.bias.astype(np.float32)}
+    if net.hidden:
+        arrays |= {"w1": net.w1.astype(np.float32), "b1": net.b1.astype(np.float32)}
     header = {"format": FORMAT, "version": VERSION, "kind": "nmm", "encoding": net.encoding,
-              "inputs": int(net.weights.shape[1]), "outputs": NMM_OUTPUTS,
+              "inputs": int(NMM_ENCODINGS[net.encoding]), "outputs": NMM_OUTPUTS, "hidden": net.hidden,
               "output_order": "from-major list of the from-to pairs a queen or knight can make",
-              "shapes": {"weights": list(net.weights.shape), "bias": list(net.bias.shape)},
+              "shapes": {k: list(v.shape) for k, v in arrays.items()},
               **net.info}
     path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(path, header=np.array(json.dumps(header)),
-                        weights=net.weights.astype(np.float32), bias=net.bias.astype(np.float32))
+    np.savez_compressed(path, header=np.array(json.dumps(header)), **arrays)
 
 
 def read_header(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
@@ -93,17 +115,34 @@ def load_nmm(path: Path) -> NmmNet:
     weights, bias = arrays.get("weights"), arrays.get("bias")
     if weights is None or bias is None:
         raise NetError(f"{path} lacks its weights or bias")
-    if weights.shape != (NMM_OUTPUTS, inputs) or bias.shape != (NMM_OUTPUTS,):
+    hidden = header.get("hidden", 0)
+    w1, b1 = arrays.get("w1"), arrays.get("b1")
+    if hidden:
+        if encoding not in HIDDEN_ENCODINGS:
+            raise NetError(f"{path}: a hidden layer needs a binary encoding ({', '.join(HIDDEN_ENCODINGS)}), "
+                           f"not {encoding}")
+        if not isinstance(hidden, int) or not 0 < hidden <= MAX_HIDDEN:
+            raise NetError(f"{path}: {hidden!r} hidden units; this engine takes 1 to {MAX_HIDDEN}")
+        if w1 is None or b1 is None or w1.shape != (inputs, hidden) or b1.shape != (hidden,):
+            raise NetError(f"{path}: the hidden layer's arrays are missing or do not fit "
+                           f"{encoding} x {hidden} units")
+    elif w1 is not None or b1 is not None:
+        raise NetError(f"{path} holds hidden-layer arrays but its header says it has none")
+    width = hidden or inputs
+    if weights.shape != (NMM_OUTPUTS, width) or bias.shape != (NMM_OUTPUTS,):
         raise NetError(f"{path}: shapes {weights.shape} and {bias.shape} do not fit {encoding} "
-                       f"({NMM_OUTPUTS} x {inputs})")
+                       f"({NMM_OUTPUTS} x {width})")
     if header.get("inputs") != inputs or header.get("outputs") != NMM_OUTPUTS:
         raise NetError(f"{path}: the header's shapes disagree with the encoding {encoding}")
-    if not (np.isfinite(weights).all() and np.isfinite(bias).all()):
+    if not all(np.isfinite(a).all() for a in (weights, bias, w1, b1) if a is not None):
         raise NetError(f"{path} holds values that are not finite numbers")
-    known = {"format", "version", "kind", "encoding", "inputs", "outputs", "output_order", "shapes"}
+    known = {"format", "version", "kind", "encoding", "inputs", "outputs", "output_order", "shapes", "hidden"}
     info = {k: v for k, v in header.items() if k not in known}
-    return NmmNet(encoding, np.ascontiguousarray(weights, np.float32),
-                  np.ascontiguousarray(bias, np.float32), info)
+    return NmmNet(encoding, float32(weights), float32(bias), info, float32(w1), float32(b1))
+
+
+def float32(a: np.ndarray | None) -> np.ndarray | None:
+    return None if a is None else np.ascontiguousarray(a, np.float32)
 
 
 # --- the TD-trained evaluation --------------------------------------------

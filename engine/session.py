@@ -263,7 +263,7 @@ class Session:
             self.searcher.clear_nmm()
             self.error(f"NMMFile: {e}; move ordering falls back to history")
             return
-        self.searcher.set_nmm(net.encoding, net.weights, net.bias)
+        net.install(self.searcher)
         self._suggested_hhweight = net.suggested_hhweight
         self._apply_hhweight()
 

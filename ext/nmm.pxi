@@ -3,6 +3,9 @@
 # search (per node, no GIL) and, through Board, the tests that compare
 # them with the trainer's numpy version.
 
+from libc.math cimport fabs
+from libc.string cimport memcpy, memset
+
 cdef enum:
     ENC_PAPER = 0           # 385 inputs: 6 units a square, +1 White piece / -1 Black; side to move
     ENC_PLANES = 1          # 769 inputs: 12 planes (colour x type), 1 if occupied; side to move
@@ -36,13 +39,36 @@ ctypedef struct NmmNet:
     int encoding
     int n_inputs
     bint binary             # every input value is 1 (the mirrored encodings): add, no multiply
+    # With a hidden layer (hidden > 0; binary encodings only): h = x / (1 + |x|) of the
+    # first-layer sums, kept up to date in an NmmAccumulator; a move's score is
+    # bias[o] + w2[o] . h. The linear net's fields below are then unused.
+    int hidden
+    float* w1               # n_inputs rows of hidden: one input's weights are adjacent
+    float* b1               # hidden
+    float* w2               # N_OUTPUTS rows of hidden
     # The weights, quantised to 8 bits with one scale per output: scoring a move
     # reads one scattered weight per active input, and the search waits on those
     # loads; a quarter of float32's bytes is a quarter of the cache lines. The
     # shipped net's top-1 on TWIC moves from 0.2987 to 0.2983.
     int8_t* weights         # N_OUTPUTS rows of n_inputs: one output's weights are adjacent
     float* scale            # N_OUTPUTS: a row's true weights are weights[o, i] * scale[o]
-    float* bias             # N_OUTPUTS
+    float* bias             # N_OUTPUTS (the output layer's bias, with or without a hidden layer)
+
+
+cdef enum:
+    NMM_MAX_HIDDEN = 128
+    NMM_INPUT_WORDS = 15    # 960 inputs as bits
+    NMM_REFRESH = 64        # updates between recomputations from scratch (bounds float drift)
+
+# The hidden layer's sums for the inputs of the last position scored: the
+# next position's sums are these plus the rows of the inputs that appeared,
+# minus those that went (NNUE's accumulator, here brought from whichever
+# position the net saw last, as the TD evaluation's sums are).
+ctypedef struct NmmAccumulator:
+    u64 bits[NMM_INPUT_WORDS]
+    float sums[NMM_MAX_HIDDEN]
+    int updates
+    bint valid
 
 
 cdef void init_outputs() noexcept nogil:
@@ -149,6 +175,71 @@ cdef inline float nmm_score(const NmmNet* net, const int* idx, const float* val,
         for k in range(n):
             total += val[k] * row[idx[k]]
     return net.bias[output] + total * net.scale[output]
+
+
+cdef void nmm_hidden_layer(const NmmNet* net, NmmAccumulator* acc, const int* idx, int n,
+                           float* h) noexcept nogil:
+    """The hidden activations for the active inputs ``idx`` (binary encodings)."""
+    cdef u64 bits[NMM_INPUT_WORDS]
+    cdef u64 diff
+    cdef int w, k, j, H = net.hidden, changes = 0
+    cdef const float* row
+    cdef float* sums = acc.sums
+    memset(bits, 0, sizeof(bits))
+    for k in range(n):
+        bits[idx[k] >> 6] |= bit(idx[k] & 63)
+    if acc.valid and acc.updates < NMM_REFRESH:
+        for w in range(NMM_INPUT_WORDS):
+            changes += popcount(bits[w] ^ acc.bits[w])
+    if not acc.valid or acc.updates >= NMM_REFRESH or changes > n:
+        memcpy(sums, net.b1, H * sizeof(float))         # from scratch: cheaper, or due
+        for k in range(n):
+            row = &net.w1[idx[k] * H]
+            for j in range(H):
+                sums[j] += row[j]
+        acc.updates = 0
+        acc.valid = True
+    else:
+        for w in range(NMM_INPUT_WORDS):
+            diff = bits[w] ^ acc.bits[w]
+            while diff:
+                k = pop_lsb(&diff)
+                row = &net.w1[(w * 64 + k) * H]
+                if bits[w] & bit(k):
+                    for j in range(H):
+                        sums[j] += row[j]
+                else:
+                    for j in range(H):
+                        sums[j] -= row[j]
+        acc.updates += 1
+    memcpy(acc.bits, bits, sizeof(bits))
+    for j in range(H):
+        h[j] = sums[j] / (1 + fabs(sums[j]))
+
+
+cdef inline float nmm_hidden_score(const NmmNet* net, const float* h, int output) noexcept nogil:
+    cdef const float* row = &net.w2[output * net.hidden]
+    cdef float total = 0
+    cdef int j
+    for j in range(net.hidden):
+        total += row[j] * h[j]
+    return net.bias[output] + total
+
+
+cdef void nmm_move_scores(const NmmNet* net, NmmAccumulator* acc, const Position* pos,
+                          const Move* moves, int n_moves, float* out) noexcept nogil:
+    """The net's score of each of ``moves`` at ``pos`` (``acc``: the hidden layer's sums)."""
+    cdef int idx[MAX_INPUTS]
+    cdef float val[MAX_INPUTS]
+    cdef float h[NMM_MAX_HIDDEN]
+    cdef int n = nmm_inputs(pos, net.encoding, idx, val), i
+    if net.hidden:
+        nmm_hidden_layer(net, acc, idx, n, h)
+        for i in range(n_moves):
+            out[i] = nmm_hidden_score(net, h, nmm_output(pos, net.encoding, moves[i]))
+    else:
+        for i in range(n_moves):
+            out[i] = nmm_score(net, idx, val, n, nmm_output(pos, net.encoding, moves[i]))
 
 
 def quantise_rows(weights):

@@ -34,9 +34,7 @@ cdef void score_history(Search* s, Picker* p) noexcept nogil:
 
 cdef void net_scores(Search* s, Picker* p) noexcept nogil:
     """The net's score of every quiet move, into p.nn (from the cache if it has them)."""
-    cdef int idx[MAX_INPUTS]
-    cdef float val[MAX_INPUTS]
-    cdef int n, i, quiets = p.n - p.n_noisy
+    cdef int i, quiets = p.n - p.n_noisy
     cdef u64 key = s.pos.key ^ (<u64>(last_move_to(&s.pos) + 1) * <u64>0x9E3779B97F4A7C15)
     cdef NmmCacheEntry* entry = &s.nmm_cache[key & (NMM_CACHE_SIZE - 1)]
     p.has_nn = quiets > 0
@@ -44,9 +42,7 @@ cdef void net_scores(Search* s, Picker* p) noexcept nogil:
         for i in range(quiets):
             p.nn[p.n_noisy + i] = entry.scores[i]
         return
-    n = nmm_inputs(&s.pos, s.net.encoding, idx, val)
-    for i in range(p.n_noisy, p.n):
-        p.nn[i] = nmm_score(s.net, idx, val, n, nmm_output(&s.pos, s.net.encoding, p.moves[i]))
+    nmm_move_scores(s.net, &s.nmm_acc, &s.pos, &p.moves[p.n_noisy], quiets, &p.nn[p.n_noisy])
     if quiets <= NMM_CACHE_MOVES:
         entry.key = key
         entry.n = quiets

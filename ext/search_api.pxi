@@ -87,6 +87,8 @@ cdef class Searcher:
         self.net.weights = NULL
         self.net.scale = NULL
         self.net.bias = NULL
+        self.net.w1 = self.net.b1 = self.net.w2 = NULL
+        self.net.hidden = 0
         self.s.nmm_cache = <NmmCacheEntry*>calloc(NMM_CACHE_SIZE, sizeof(NmmCacheEntry))
         self.s.td = NULL
         self.td.w1 = self.td.b1 = self.td.w2 = self.td.b2 = NULL
@@ -102,9 +104,7 @@ cdef class Searcher:
             self.clear_regions()
             self.stop_recording()
         self._free_td()
-        free(self.net.weights)
-        free(self.net.scale)
-        free(self.net.bias)
+        self.clear_nmm()
         free(self.tt.buckets)
         free(self.s)
 
@@ -127,6 +127,7 @@ cdef class Searcher:
         after clear() gives the same nodes whatever was searched before."""
         memset(self.s.nmm_cache, 0, NMM_CACHE_SIZE * sizeof(NmmCacheEntry))
         memset(self.s.td_cache, 0, TD_CACHE_SIZE * sizeof(TdCacheEntry))
+        self.s.nmm_acc.valid = False
         self._forget_sums()
         memset(self.s.history, 0, sizeof(self.s.history))
         memset(self.s.killers, 0, sizeof(self.s.killers))
@@ -268,10 +269,47 @@ cdef class Searcher:
         memcpy(self.net.weights, &q[0, 0], N_OUTPUTS * n_in * sizeof(int8_t))
         memcpy(self.net.scale, &sc[0], N_OUTPUTS * sizeof(float))
         memcpy(self.net.bias, &b[0], N_OUTPUTS * sizeof(float))
+        self._net_ready(enc, n_in)
+
+    def set_nmm_hidden(self, encoding: str, w1, b1, w2, b2) -> None:
+        """Load a Neural MoveMap with a hidden layer: ``w1`` (inputs x hidden),
+        ``b1`` (hidden), ``w2`` (N_OUTPUTS x hidden), ``b2`` (N_OUTPUTS), float32;
+        binary encodings only (mirrored768, context960)."""
+        import numpy as np
+        cdef int enc = ENCODING_NAMES.index(encoding)
+        cdef int n_in = ENCODING_INPUTS[enc]
+        if enc != ENC_MIRRORED and enc != ENC_CONTEXT:
+            raise ValueError(f"a hidden layer needs a binary encoding, not {encoding}")
+        cdef const float[:, ::1] a1 = np.ascontiguousarray(w1, np.float32)
+        cdef const float[::1] a2 = np.ascontiguousarray(b1, np.float32)
+        cdef const float[:, ::1] a3 = np.ascontiguousarray(w2, np.float32)
+        cdef const float[::1] a4 = np.ascontiguousarray(b2, np.float32)
+        cdef int hidden = a1.shape[1]
+        if (a1.shape[0] != n_in or not 0 < hidden <= NMM_MAX_HIDDEN or a2.shape[0] != hidden
+                or a3.shape[0] != N_OUTPUTS or a3.shape[1] != hidden or a4.shape[0] != N_OUTPUTS):
+            raise ValueError(f"hidden NMM shapes do not fit {encoding} ({n_in} inputs, 1..{NMM_MAX_HIDDEN} "
+                             f"hidden units, {N_OUTPUTS} outputs)")
+        self.clear_nmm()
+        self.net.w1 = <float*>malloc(n_in * hidden * sizeof(float))
+        self.net.b1 = <float*>malloc(hidden * sizeof(float))
+        self.net.w2 = <float*>malloc(N_OUTPUTS * hidden * sizeof(float))
+        self.net.bias = <float*>malloc(N_OUTPUTS * sizeof(float))
+        if self.net.w1 == NULL or self.net.b1 == NULL or self.net.w2 == NULL or self.net.bias == NULL:
+            self.clear_nmm()
+            raise MemoryError
+        memcpy(self.net.w1, &a1[0, 0], n_in * hidden * sizeof(float))
+        memcpy(self.net.b1, &a2[0], hidden * sizeof(float))
+        memcpy(self.net.w2, &a3[0, 0], N_OUTPUTS * hidden * sizeof(float))
+        memcpy(self.net.bias, &a4[0], N_OUTPUTS * sizeof(float))
+        self.net.hidden = hidden
+        self._net_ready(enc, n_in)
+
+    cdef void _net_ready(self, int enc, int n_in):
         self.net.encoding = enc
         self.net.n_inputs = n_in
         self.net.binary = enc == ENC_MIRRORED or enc == ENC_CONTEXT
         memset(self.s.nmm_cache, 0, NMM_CACHE_SIZE * sizeof(NmmCacheEntry))
+        self.s.nmm_acc.valid = False
         self.s.net = &self.net
 
     def clear_nmm(self) -> None:
@@ -280,27 +318,35 @@ cdef class Searcher:
         free(self.net.weights)
         free(self.net.scale)
         free(self.net.bias)
+        free(self.net.w1)
+        free(self.net.b1)
+        free(self.net.w2)
         self.net.weights = NULL
         self.net.scale = NULL
         self.net.bias = NULL
+        self.net.w1 = self.net.b1 = self.net.w2 = NULL
+        self.net.hidden = 0
 
     @property
     def has_nmm(self) -> bool:
         return self.s.net != NULL
 
-    def nmm_scores(self, Board board) -> list[tuple[str, float]]:
+    def nmm_scores(self, Board board, bint incremental=False) -> list[tuple[str, float]]:
         """Every legal move with the net's score, best first (``nmm`` command).
 
         Promotions share their pawn's from-to output; the promotions of one
-        pawn keep the order queen, rook, bishop, knight (stable sort)."""
+        pawn keep the order queen, rook, bishop, knight (stable sort).
+        ``incremental``: a hidden layer's sums come from the search's
+        accumulator (brought from the last position scored), not from scratch."""
         if self.s.net == NULL:
             raise ValueError("no NMM net is loaded")
-        cdef int idx[MAX_INPUTS]
-        cdef float val[MAX_INPUTS]
-        cdef int n = nmm_inputs(&board.pos, self.net.encoding, idx, val)
-        scored = [(move_to_uci(&board.pos, m),
-                   nmm_score(&self.net, idx, val, n, nmm_output(&board.pos, self.net.encoding, m)))
-                  for m in board._moves(GEN_ALL)]
+        cdef Move moves[MAX_MOVES]
+        cdef float scores[MAX_MOVES]
+        cdef NmmAccumulator acc
+        cdef int n = generate_moves(&board.pos, moves, GEN_ALL), i
+        acc.valid = False
+        nmm_move_scores(&self.net, &self.s.nmm_acc if incremental else &acc, &board.pos, moves, n, scores)
+        scored = [(move_to_uci(&board.pos, moves[i]), scores[i]) for i in range(n)]
         return sorted(scored, key=lambda item: -item[1])
 
     def nmm_cost(self, Board board, int repeats=10000) -> tuple[float, float]:
@@ -311,7 +357,9 @@ cdef class Searcher:
         cdef int idx[MAX_INPUTS]
         cdef float val[MAX_INPUTS]
         cdef Move moves[MAX_MOVES]
-        cdef int n_moves = generate_moves(&board.pos, moves, GEN_ALL), n, r, i
+        cdef float scores[MAX_MOVES]
+        cdef NmmAccumulator acc
+        cdef int n_moves = generate_moves(&board.pos, moves, GEN_ALL), r
         cdef float sink = 0
         cdef double t0, t1, t2
         with nogil:
@@ -320,10 +368,9 @@ cdef class Searcher:
                 sink += nmm_inputs(&board.pos, self.net.encoding, idx, val)
             t1 = now_ms()
             for r in range(repeats):
-                n = nmm_inputs(&board.pos, self.net.encoding, idx, val)
-                for i in range(n_moves):
-                    sink += nmm_score(&self.net, idx, val, n,
-                                      nmm_output(&board.pos, self.net.encoding, moves[i]))
+                acc.valid = False       # the hidden layer from scratch: a node's full cost
+                nmm_move_scores(&self.net, &acc, &board.pos, moves, n_moves, scores)
+                sink += scores[0]
             t2 = now_ms()
         if sink == 12345.678:
             print(sink)                     # keep the loops from being optimised away

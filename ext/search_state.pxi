@@ -108,6 +108,7 @@ ctypedef struct Search:
     TdCacheEntry* td_cache  # its scores of recently evaluated positions
     TdAccumulator td_acc[TD_ACCUMULATORS]   # its first-layer sums (eval_td.pxi)
     NmmCacheEntry* nmm_cache    # the net's quiet-move scores of recently scored nodes
+    NmmAccumulator nmm_acc      # the hidden layer's sums (a net with a hidden layer)
     double hhweight         # the weight in use (moves when adaptive)
     u64 nn_misses
     u64 hh_misses

@@ -79,7 +79,7 @@ def engine_searcher(hash_mb: int = 16) -> Searcher:
     from engine.session import NMM_MIN_DEPTH, REPO
     searcher = Searcher(hash_mb=hash_mb)
     net = load_nmm(REPO / "nets" / "nmm.npz")
-    searcher.set_nmm(net.encoding, net.weights, net.bias)
+    net.install(searcher)
     searcher.configure(nmm_min_depth=NMM_MIN_DEPTH, hhweight=net.suggested_hhweight)
     return searcher
 

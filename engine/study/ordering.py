@@ -68,7 +68,7 @@ def configured_searcher(net: NmmNet | None, config: dict, hash_mb: int = 16) -> 
     ``hhweight`` means the net's suggestion."""
     searcher = Searcher(hash_mb)
     if net is not None:
-        searcher.set_nmm(net.encoding, net.weights, net.bias)
+        net.install(searcher)
         searcher.configure(hhweight=float(config.get("hhweight") or net.suggested_hhweight))
     searcher.configure(**{k: v for k, v in config.items() if k != "hhweight"})
     return searcher

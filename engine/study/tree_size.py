@@ -68,7 +68,7 @@ def make_searcher(config: Config) -> Searcher:
     options = dict(config.options)
     if config.net:
         net = load_nmm(Path(config.net))
-        searcher.set_nmm(net.encoding, net.weights, net.bias)
+        net.install(searcher)
         options.setdefault("hhweight", net.suggested_hhweight)
     searcher.configure(**options)
     return searcher

@@ -105,4 +105,9 @@ def run(sets: Path, learn_name: str, out: Path | None, config: TrainConfig, limi
         weights = model.params["W"][:, :-1]
         save_nmm(NmmNet(config.encoding, np.ascontiguousarray(weights), model.params["b"], info), out)
         log(f"wrote {out}")
+    elif out is not None and config.model == "hidden":
+        p = model.params
+        save_nmm(NmmNet(config.encoding, p["W2"], p["b2"], info, np.ascontiguousarray(p["W1"][:-1]), p["b1"]),
+                 out)
+        log(f"wrote {out}")
     return info
