@@ -8,7 +8,7 @@ JOBS   ?= 2
 DEPS   := $(VENV)/.deps-installed
 CORE   := build/.core-built
 
-.PHONY: chessmaps-study regions strategy run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
+.PHONY: cutoffs nmm-cut tree-size chessmaps-study regions strategy run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
         td-data td-net td-leaf td-match td-bench evaluators clean
 
 DATA   ?= $(or $(NMM_DATA),../shared/data)
@@ -107,6 +107,34 @@ td-bench: build
 
 evaluators: build
 	OPENBLAS_NUM_THREADS=1 $(PY) -m engine.cli study evaluators --train $(TD_GAMES) --depth 2 --games 40
+
+# The Neural MoveMap inside the search (issue 12): the engine's cut-offs as training
+# data, a net trained on them, and nodes / time to depth on TWIC 2022 positions.
+MASTERS := $(DATA)/games/masters_pgnmentor_both2500.pgn.gz
+TWIC    := $(DATA)/games/twic_1427-1428_2022.pgn.gz
+cutoffs: build
+	$(PY) -m engine.cli data cutoffs $(MASTERS) --limit 200000 --sample 20000 --depth 10 --seed 3 \
+	    --workers $(JOBS) --out var/cutoffs/learn_d10_20k.npz
+	$(PY) -m engine.cli data cutoffs $(TWIC) --test-set --limit 30000 --sample 400 --depth 12 --seed 2 \
+	    --workers $(JOBS) --out var/cutoffs/test_twic_d12.npz
+	$(PY) -m engine.cli data nmm --twic-only
+
+nmm-cut: build
+	$(PY) -m engine.cli train nmm --learn var/cutoffs/learn_d10_20k.npz --positions 3000000 --epochs 5 \
+	    --patience 2 --lr 0.01 --seed 1 --test var/cutoffs/test_twic_d12.npz --out var/nets/nmm_cut_d10.npz \
+	    --report reports/nmm_search/train_cut_d10.json
+	$(PY) -m engine.cli train nmm --learn var/cutoffs/learn_d10_20k.npz --positions 1000000 --model hidden \
+	    --hidden 32 --epochs 3 --patience 1 --lr 0.003 --seed 1 --test var/cutoffs/test_twic_d12.npz \
+	    --out var/nets/nmm_cut_d10_h32.npz --report reports/nmm_search/train_cut_d10_h32.json
+
+TREE_CONFIGS := --config history:ordering=history,nmm_min_depth=2 \
+	--config weighted-master:ordering=weighted,nmm_min_depth=2,net=nets/nmm.npz \
+	--config weighted-cut:ordering=weighted,nmm_min_depth=2,net=var/nets/nmm_cut_d10.npz \
+	--config weighted-cut-h32:ordering=weighted,nmm_min_depth=2,net=var/nets/nmm_cut_d10_h32.npz \
+	--config weighted-cut+reductions:ordering=weighted,nmm_min_depth=2,net=var/nets/nmm_cut_d10.npz,nmm_reductions=true
+tree-size: build
+	$(PY) -m engine.cli study tree-size --depth 11 --count 400 $(TREE_CONFIGS) \
+	    --out reports/nmm_search/tree_size_d11.csv 2>/dev/null | tee reports/nmm_search/tree_size_d11.log
 
 $(DEPS): pyproject.toml
 	$(PYTHON) -m venv $(VENV)

@@ -4,6 +4,7 @@ import doctest
 import pytest
 
 import engine._core
+import engine.data.batches
 import engine.evaluation.features
 import engine.nets
 import engine.options
@@ -11,13 +12,14 @@ import engine.perft
 import engine.protocol
 import engine.session
 import engine.study.ordering
+import engine.study.tree_size
 import engine.timeman
 import engine.train.td
 import engine.train.td_run
 import engine.train.tictactoe
 import engine.uci
 
-MODULES = [engine._core, engine.evaluation.features, engine.nets, engine.options, engine.perft,
+MODULES = [engine._core, engine.data.batches, engine.study.tree_size, engine.evaluation.features, engine.nets, engine.options, engine.perft,
            engine.protocol, engine.session, engine.study.ordering, engine.timeman, engine.train.td,
            engine.train.td_run, engine.train.tictactoe, engine.uci]
 

@@ -10,16 +10,21 @@ import numpy as np
 from engine.data.patterns import PatternSet
 from engine.nets import load_nmm
 from engine.study.ordering import write_csv
-from engine.train.nmm import LinearMoveMap, encode
+from engine.train.nmm import HiddenMoveMap, LinearMoveMap, encode
 from engine.train.nmm_run import accuracy
 
 
-def model_of(path: Path) -> tuple[LinearMoveMap, str, str]:
+def model_of(path: Path) -> tuple[LinearMoveMap | HiddenMoveMap, str, str]:
     """A shipped net as a trainer model (for the vectorised evaluation)."""
     net = load_nmm(path)
-    model = LinearMoveMap(net.weights.shape[1])
-    model.params["W"] = np.concatenate([net.weights, np.zeros((net.weights.shape[0], 1), np.float32)], 1)
-    model.params["b"] = net.bias
+    if net.hidden:
+        model = HiddenMoveMap(net.w1.shape[0], net.hidden)
+        model.params = {"W1": np.concatenate([net.w1, np.zeros((1, net.hidden), np.float32)]),
+                        "b1": net.b1, "W2": net.weights, "b2": net.bias}
+    else:
+        model = LinearMoveMap(net.weights.shape[1])
+        model.params["W"] = np.concatenate([net.weights, np.zeros((net.weights.shape[0], 1), np.float32)], 1)
+        model.params["b"] = net.bias
     learned = net.info.get("training", {}).get("learning_set", "?")
     return model, net.encoding, learned
 
