@@ -230,7 +230,7 @@ def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | Non
     def on_game(game, summary) -> None:
         w, d, l = summary.count(1.0), summary.count(0.5), summary.count(0.0)
         click.echo(f"game {len(summary.games):3}: {game.result:7} {game.reason:28} "
-                   f"(A {'white' if game.a_white else 'black'})  +{w} ={d} -{l}")
+                   f"(A {'white' if game.a_white else 'black'})  +{w} ={d} -{l}  opening {game.opening + 1}")
         if pgn_file:
             pgn_file.write(game.pgn + "\n\n")
             pgn_file.flush()
@@ -249,6 +249,16 @@ def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | Non
         for i, game in enumerate(summary.games):
             on_game(game, type(summary)(summary.games[:i + 1]))
     click.echo(report(a, b, base, inc, summary, adjudicate, depth, test, nodes))
+
+
+@main.command("match-log")
+@click.argument("log", type=click.Path(exists=True, dir_okay=False))
+@click.option("--sprt", nargs=2, type=float, default=(0.0, 10.0), show_default=True, metavar="ELO0 ELO1",
+              help="Normalised-Elo bounds for the log-likelihood ratio.")
+def match_log(log: str, sprt: tuple[float, float]) -> None:
+    """Summarise a match log, also one whose match was stopped early or still runs."""
+    from engine.tools.match_log import summary
+    click.echo(summary(Path(log), *sprt))
 
 
 @main.command()

@@ -14,12 +14,13 @@ import engine.session
 import engine.study.ordering
 import engine.study.tree_size
 import engine.timeman
+import engine.tools.match_log
 import engine.train.td
 import engine.train.td_run
 import engine.train.tictactoe
 import engine.uci
 
-MODULES = [engine._core, engine.data.batches, engine.study.tree_size, engine.evaluation.features, engine.nets, engine.options, engine.perft,
+MODULES = [engine._core, engine.data.batches, engine.study.tree_size, engine.tools.match_log, engine.evaluation.features, engine.nets, engine.options, engine.perft,
            engine.protocol, engine.session, engine.study.ordering, engine.timeman, engine.train.td,
            engine.train.td_run, engine.train.tictactoe, engine.uci]
 

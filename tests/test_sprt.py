@@ -120,3 +120,17 @@ def test_a_match_stops_when_told_and_reports_pairs_and_the_sprt():
     assert "(2 pairs)" in text and "SPRT [0, 5] nElo" in text and "undecided" in text
     with pytest.raises(ValueError):
         sprt.Sprt(5, 0)
+
+
+def test_a_match_log_is_summarised_with_pairs_by_opening(tmp_path) -> None:
+    from engine.tools.match_log import read_games, summary
+    log = tmp_path / "m.log"
+    # Two threads: the games of openings 1 and 2 finish interleaved.
+    log.write_text("game   1: 1-0     adjudicated win   (A white)  +1 =0 -0  opening 1\n"
+                   "game   2: 1-0     adjudicated win   (A white)  +1 =0 -1  opening 2\n"
+                   "game   3: 0-1     adjudicated win   (A black)  +2 =0 -1  opening 1\n"
+                   "game   4: 1/2-1/2 threefold repetition (A black)  +2 =1 -1  opening 2\n"
+                   "game   5: 1-0     adjudicated win   (A white)  +3 =1 -1  opening 3\n")
+    assert read_games(log) == [(1.0, 1), (1.0, 2), (1.0, 1), (0.5, 2), (1.0, 3)]
+    text = summary(log)
+    assert text.startswith("5 games: +4 =1 -0") and "pentanomial [0, 0, 0, 1, 1] (2 pairs)" in text

@@ -1,0 +1,56 @@
+"""``nmm-chess match-log``: the summary of a match log, finished or not.
+
+A match killed before its end (or still running) has its game lines but no
+summary; this reads the ``game N: result ... (A white|black) ... opening K``
+lines back and gives what the match would have reported: W/D/L, Elo with its
+95% error bar, LOS, the pentanomial counts of the openings played with both
+colours, normalised Elo and the SPRT's log-likelihood ratio. (Logs written
+before the lines named their opening pair games 2k-1 and 2k, which is right
+for matches at concurrency 1 only.)
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from engine.tools import sprt
+
+GAME = re.compile(r"game\s+\d+: (1-0|0-1|1/2-1/2)\s.*\(A (white|black)\)(?:.*opening (\d+))?")
+
+
+def read_games(path: Path) -> list[tuple[float, int]]:
+    """(engine A's score, opening) of each game of the log, in order; the
+    opening is the pair number (games 2k-1 and 2k) where the line names none.
+
+    >>> import tempfile; p = Path(tempfile.mkdtemp()) / "m.log"
+    >>> _ = p.write_text("game   1: 0-1     adjudicated win   (A black)  +1 =0 -0  opening 3\\n"
+    ...                  "game   2: 1/2-1/2 threefold repetition (A white)  +1 =1 -0  opening 3\\n")
+    >>> read_games(p)
+    [(1.0, 3), (0.5, 3)]
+    """
+    games = []
+    for line in path.read_text().splitlines():
+        m = GAME.match(line)
+        if m:
+            white = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}[m.group(1)]
+            opening = int(m.group(3)) if m.group(3) else len(games) // 2 + 1
+            games.append((white if m.group(2) == "white" else 1 - white, opening))
+    return games
+
+
+def summary(path: Path, elo0: float = 0.0, elo1: float = 10.0) -> str:
+    games = read_games(path)
+    scores = [score for score, _ in games]
+    by_opening: dict[int, list[float]] = {}
+    for score, opening in games:
+        by_opening.setdefault(opening, []).append(score)
+    pairs = [(s[0], s[1]) for s in by_opening.values() if len(s) == 2]
+    w, d, l = scores.count(1.0), scores.count(0.5), scores.count(0.0)
+    _, elo, err = sprt.score_elo(scores)
+    penta = sprt.pentanomial(pairs)
+    nelo, nerr = sprt.normalized_elo(penta) if pairs else (0.0, 0.0)
+    llr = sprt.llr(penta, elo0, elo1) if pairs else 0.0
+    lower, upper = sprt.bounds()
+    return (f"{len(scores)} games: +{w} ={d} -{l}, Elo {elo:+.1f} ± {err:.1f} (95%), LOS {sprt.los(w, l):.1%}; "
+            f"pentanomial {penta} ({len(pairs)} pairs), normalised Elo {nelo:+.1f} ± {nerr:.1f}; "
+            f"SPRT [{elo0:g}, {elo1:g}] normalised: LLR {llr:.2f} (bounds {lower:.2f}, {upper:.2f})")
