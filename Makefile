@@ -8,7 +8,7 @@ JOBS   ?= 2
 DEPS   := $(VENV)/.deps-installed
 CORE   := build/.core-built
 
-.PHONY: cutoffs nmm-cut tree-size chessmaps-study regions strategy run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
+.PHONY: cutoffs nmm-cut tree-size tree-size-deep chessmaps-study regions strategy run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
         td-data td-net td-leaf td-match td-bench evaluators clean
 
 DATA   ?= $(or $(NMM_DATA),../shared/data)
@@ -121,20 +121,28 @@ cutoffs: build
 
 nmm-cut: build
 	$(PY) -m engine.cli train nmm --learn var/cutoffs/learn_d10_20k.npz --positions 3000000 --epochs 5 \
-	    --patience 2 --lr 0.01 --seed 1 --test var/cutoffs/test_twic_d12.npz --out var/nets/nmm_cut_d10.npz \
+	    --patience 2 --lr 0.01 --seed 1 --test var/cutoffs/test_twic_d12.npz --out nets/nmm_cutoffs.npz \
 	    --report reports/nmm_search/train_cut_d10.json
-	$(PY) -m engine.cli train nmm --learn var/cutoffs/learn_d10_20k.npz --positions 1000000 --model hidden \
-	    --hidden 32 --epochs 3 --patience 1 --lr 0.003 --seed 1 --test var/cutoffs/test_twic_d12.npz \
-	    --out var/nets/nmm_cut_d10_h32.npz --report reports/nmm_search/train_cut_d10_h32.json
+	$(PY) -m engine.cli train nmm --learn var/cutoffs/learn_d10_20k.npz --positions 2000000 --model hidden \
+	    --hidden 32 --epochs 4 --patience 1 --lr 0.006 --seed 1 --test var/cutoffs/test_twic_d12.npz \
+	    --out nets/nmm_cutoffs_h32.npz --report reports/nmm_search/train_cut_d10_h32b.json
 
 TREE_CONFIGS := --config history:ordering=history,nmm_min_depth=2 \
 	--config weighted-master:ordering=weighted,nmm_min_depth=2,net=nets/nmm.npz \
-	--config weighted-cut:ordering=weighted,nmm_min_depth=2,net=var/nets/nmm_cut_d10.npz \
-	--config weighted-cut-h32:ordering=weighted,nmm_min_depth=2,net=var/nets/nmm_cut_d10_h32.npz \
-	--config weighted-cut+reductions:ordering=weighted,nmm_min_depth=2,net=var/nets/nmm_cut_d10.npz,nmm_reductions=true
+	--config weighted-cut:ordering=weighted,nmm_min_depth=2,net=nets/nmm_cutoffs.npz \
+	--config weighted-cut-h32:ordering=weighted,nmm_min_depth=2,net=nets/nmm_cutoffs_h32.npz \
+	--config weighted-cut+reductions:ordering=weighted,nmm_min_depth=2,net=nets/nmm_cutoffs.npz,nmm_reductions=true \
+	--config chessmaps:ordering=chessmaps,nmm_min_depth=2
 tree-size: build
 	$(PY) -m engine.cli study tree-size --depth 11 --count 400 $(TREE_CONFIGS) \
 	    --out reports/nmm_search/tree_size_d11.csv 2>/dev/null | tee reports/nmm_search/tree_size_d11.log
+
+# Depth 14, what the engine reaches at 10+0.1 (about 25 minutes on one core).
+tree-size-deep: build
+	$(PY) -m engine.cli study tree-size --depth 14 --count 400 --config history:ordering=history,nmm_min_depth=2 \
+	    --config weighted-cut:ordering=weighted,nmm_min_depth=2,net=nets/nmm_cutoffs.npz \
+	    --config weighted-cut+reductions:ordering=weighted,nmm_min_depth=2,net=nets/nmm_cutoffs.npz,nmm_reductions=true \
+	    --out reports/nmm_search/tree_size_d14.csv 2>/dev/null | tee reports/nmm_search/tree_size_d14.log
 
 $(DEPS): pyproject.toml
 	$(PYTHON) -m venv $(VENV)

@@ -99,3 +99,16 @@ def test_hidden_weight_file_round_trip_and_rejections(tmp_path: Path) -> None:
         load_nmm(tmp_path / "paper.npz")
     with pytest.raises(ValueError):
         Searcher(1).set_nmm_hidden("paper385", paper.w1, paper.b1, paper.weights, paper.bias)
+
+
+@pytest.mark.parametrize("name, hidden", [("nmm_cutoffs.npz", 0), ("nmm_cutoffs_h32.npz", 32)])
+def test_the_shipped_cut_off_nets_load_and_order(name: str, hidden: int) -> None:
+    net = load_nmm(Path(__file__).resolve().parent.parent / "nets" / name)
+    assert net.hidden == hidden and net.encoding == "context960"
+    assert net.info["training"]["learning_set"].endswith(".npz")      # trained on a cut-off set
+    fen = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP2BPPP/R2QKB1R w KQ - 0 9"
+    ordered, plain = Searcher(4), Searcher(4)
+    net.install(ordered)
+    ordered.configure(ordering="weighted", hhweight=net.suggested_hhweight, nmm_min_depth=2)
+    a, b = ordered.search(Board(fen), depth=8), plain.search(Board(fen), depth=8)
+    assert a["bestmove"] in Board(fen).legal_moves() and a["nodes"] != b["nodes"]

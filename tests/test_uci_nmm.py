@@ -4,7 +4,7 @@ from pathlib import Path
 import chess
 import numpy as np
 import pytest
-from uci_client import transcript
+from uci_client import answers, transcript
 
 from engine.nets import NmmNet, save_nmm
 
@@ -73,3 +73,12 @@ def test_history_weight_is_in_millionths_and_zero_takes_the_nets_suggestion(net_
     uci.handle("setoption name HistoryWeight value 0")
     assert search() == pytest.approx(250.0)
     uci.handle("quit")
+
+
+def test_the_default_ordering_is_chessmaps_from_the_first_search() -> None:
+    def nodes(*setup: str) -> int:
+        out = answers(*setup, "isready", "position startpos moves e2e4 e7e5", "go depth 8")
+        return [int(line.split(" nodes ")[1].split()[0]) for line in out if line.startswith("info depth 8 ")][-1]
+    default = nodes()
+    assert default == nodes("setoption name MoveOrdering value chessmaps")
+    assert default != nodes("setoption name MoveOrdering value history")
