@@ -172,17 +172,10 @@ cdef class Board:
         the king does not move: the same pair the net scores it by); promotion is 0 or the piece type
         (1 knight .. 4 queen)."""
         cdef Move moves[MAX_MOVES]
-        cdef int n = generate_moves(&self.pos, moves, GEN_ALL), i, frm, to, right
+        cdef int n = generate_moves(&self.pos, moves, GEN_ALL), i, frm, to
         cdef bytearray legal = bytearray(3 * n)
         for i in range(n):
-            frm = move_from(moves[i])
-            to = move_to(moves[i])
-            if move_flag(moves[i]) == F_CASTLE:
-                right = (WK if to > frm else WQ) << (2 * self.pos.stm)
-                if castle_king_to(right) != frm:
-                    to = castle_king_to(right)
-                else:
-                    frm, to = to, castle_rook_to(right)    # the king stays: the rook's pair
+            move_pair(&self.pos, moves[i], &frm, &to)
             legal[3 * i] = frm
             legal[3 * i + 1] = to
             legal[3 * i + 2] = promo_type(moves[i]) if move_flag(moves[i]) >= F_PROMO else 0

@@ -22,7 +22,7 @@ ctypedef struct CutoffRecord:
     uint8_t n_quiets
     uint8_t cut             # index of the cut-off move in quiets
     uint8_t tried           # quiet moves searched before it at this node
-    uint8_t quiets[CUT_MAX_QUIETS][2]   # (from, to) as Board.pattern gives them
+    uint8_t quiets[CUT_MAX_QUIETS][2]   # (from, to) as Board.pattern gives them (move_pair)
 
 ctypedef struct CutoffLog:
     CutoffRecord* records   # NULL: recording off
@@ -32,24 +32,11 @@ ctypedef struct CutoffLog:
     u64 dropped             # cut-offs not recorded because the buffer was full
 
 
-cdef inline void pattern_pair(const Position* pos, Move m, uint8_t* out) noexcept nogil:
-    """``m``'s (from, to) in the training data's convention (Board.pattern)."""
-    cdef int frm = move_from(m), to = move_to(m), right
-    if move_flag(m) == F_CASTLE:
-        right = (WK if to > frm else WQ) << (2 * pos.stm)
-        if castle_king_to(right) != frm:
-            to = castle_king_to(right)
-        else:
-            frm, to = to, castle_rook_to(right)
-    out[0] = frm
-    out[1] = to
-
-
 cdef void record_cutoff(CutoffLog* log, const Position* pos, const Move* quiets, int n, Move m,
                         int depth, int tried) noexcept nogil:
     """Write the node of a quiet cut-off by ``m`` (one of its ``n`` quiet moves) into the log."""
     cdef CutoffRecord* r
-    cdef int i, cut = -1
+    cdef int i, frm, to, cut = -1
     if depth < log.min_depth or n > CUT_MAX_QUIETS:
         return
     if log.n >= log.capacity:
@@ -59,7 +46,9 @@ cdef void record_cutoff(CutoffLog* log, const Position* pos, const Move* quiets,
     for i in range(n):
         if quiets[i] == m:
             cut = i
-        pattern_pair(pos, quiets[i], r.quiets[i])
+        move_pair(pos, quiets[i], &frm, &to)
+        r.quiets[i][0] = frm
+        r.quiets[i][1] = to
     if cut < 0:
         return                  # not among the generated quiet moves (cannot happen)
     r.key = pos.key

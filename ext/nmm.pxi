@@ -144,17 +144,26 @@ cdef inline int last_move_to(const Position* pos) noexcept nogil:
     return to
 
 
-cdef inline int nmm_output(const Position* pos, int encoding, Move m) noexcept nogil:
-    """The output scoring ``m``: its from-to pair (castling: the king's two squares,
-    or the rook's when the king stays, as Chess960 allows; promotions share
-    the pawn's pair), flipped for Black in the mirrored encoding."""
-    cdef int frm = move_from(m), to = move_to(m), right
+cdef inline void move_pair(const Position* pos, Move m, int* frm, int* to) noexcept nogil:
+    """The from-to pair a net knows ``m`` by: castling is the king's two squares,
+    or the rook's when the king stays (as Chess960 allows); a promotion is its
+    pawn's pair."""
+    cdef int right
+    frm[0] = move_from(m)
+    to[0] = move_to(m)
     if move_flag(m) == F_CASTLE:
-        right = (WK if to > frm else WQ) << (2 * pos.stm)
-        if castle_king_to(right) != frm:
-            to = castle_king_to(right)
+        right = (WK if to[0] > frm[0] else WQ) << (2 * pos.stm)
+        if castle_king_to(right) != frm[0]:
+            to[0] = castle_king_to(right)
         else:
-            frm, to = to, castle_rook_to(right)
+            frm[0], to[0] = to[0], castle_rook_to(right)
+
+
+cdef inline int nmm_output(const Position* pos, int encoding, Move m) noexcept nogil:
+    """The output scoring ``m``: its from-to pair (move_pair), flipped for Black
+    in the mirrored encoding."""
+    cdef int frm, to
+    move_pair(pos, m, &frm, &to)
     if (encoding == ENC_MIRRORED or encoding == ENC_CONTEXT) and pos.stm == BLACK:
         frm ^= 56
         to ^= 56

@@ -46,18 +46,14 @@ def deepest_per_key(c: dict) -> np.ndarray:
 
 def to_patterns(c: dict, index: np.ndarray, source: np.ndarray) -> tuple[PatternSet, np.ndarray, np.ndarray]:
     """Records ``index`` of a take_cutoffs() dict as a pattern set, with depth and tried."""
-    counts = np.diff(c["offsets"])[index]
-    offsets = np.zeros(len(index) + 1, np.int64)
-    np.cumsum(counts, out=offsets[1:])
-    starts = c["offsets"][index]
-    rows = np.repeat(starts, counts) + (np.arange(offsets[-1]) - np.repeat(offsets[:-1], counts))
-    legal = np.zeros((offsets[-1], 3), np.uint8)
-    legal[:, :2] = c["quiets"][rows]
-    n = len(index)
-    patterns = PatternSet(c["board"][index], c["stm"][index], legal, offsets, c["cut"][index].astype(np.int16),
-                          np.zeros(n, np.int16), source.astype(np.int32), np.full(n, NO_ECO, np.uint16),
-                          c["key"][index], c["castling"][index], c["ep"][index], c["halfmove"][index],
-                          c["last_to"][index])
+    n = len(c["key"])
+    legal = np.zeros((len(c["quiets"]), 3), np.uint8)
+    legal[:, :2] = c["quiets"]
+    everything = PatternSet(c["board"], c["stm"], legal, c["offsets"], c["cut"], np.zeros(n, np.int16),
+                            np.zeros(n, np.int32), np.full(n, NO_ECO, np.uint16), c["key"], c["castling"],
+                            c["ep"], c["halfmove"], c["last_to"])
+    patterns = everything.take(index)
+    patterns.game = np.asarray(source, np.int32)
     return patterns, c["depth"][index].copy(), c["tried"][index].copy()
 
 
@@ -76,13 +72,8 @@ def cutoff_batch(unit: tuple[list[tuple[int, str]], int, int]) -> dict:
         keep = deepest_per_key(c)
         parts.append(to_patterns(c, keep, np.full(len(keep), source)))
     patterns = PatternSet.concat([p for p, _, _ in parts])
-    return {**as_arrays(patterns), "depth": np.concatenate([d for _, d, _ in parts]),
+    return {**patterns.arrays(), "depth": np.concatenate([d for _, d, _ in parts]),
             "tried": np.concatenate([t for _, _, t in parts]), "dropped": np.array(dropped)}
-
-
-def as_arrays(patterns: PatternSet) -> dict[str, np.ndarray]:
-    from dataclasses import fields
-    return {f.name: getattr(patterns, f.name) for f in fields(patterns)}
 
 
 def save_arrays(path: Path, arrays: dict) -> None:
@@ -119,5 +110,5 @@ def collect(positions: list[str], out: Path, depth: int, min_depth: int = 2, bat
                              workers, cluster, progress)
     patterns, depths, tried = merge([load_cutoffs(p) for p in paths])
     out.parent.mkdir(parents=True, exist_ok=True)
-    save_arrays(out, {**as_arrays(patterns), "depth": depths, "tried": tried})
+    save_arrays(out, {**patterns.arrays(), "depth": depths, "tried": tried})
     return len(patterns), ran

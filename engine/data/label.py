@@ -90,34 +90,15 @@ def to_patterns(path: Path) -> "PatternSet":
     """A label CSV as a pattern set: every legal move of each position, the
     engine's best move as the one played, ``game`` the row number. (A FEN
     has no last move: the context encoding's last-move plane stays empty.)"""
-    import numpy as np
-
     from engine._core import Board
     from engine.data.nmm import move_triple
-    from engine.data.patterns import NO_ECO, PatternSet
-    fields: dict[str, list] = {k: [] for k in ("board", "stm", "legal", "count", "played", "game", "key",
-                                               "castling", "ep", "halfmove", "last_to")}
+    from engine.data.patterns import NO_ECO, PatternBuilder, played_index
+    found = PatternBuilder()
     with path.open() as f:
         for row_number, row in enumerate(csv.DictReader(f)):
             board = Board(row["fen"])
-            board64, stm, legal, castling, ep, halfmove, last_to = board.pattern()
-            target = move_triple(board, row["bestmove"]) if row["bestmove"] else b""
-            index = next((i for i in range(0, len(legal), 3) if legal[i:i + 3] == target), -1)
-            if index < 0:
-                continue
-            for key, value in (("board", board64), ("stm", stm), ("legal", legal), ("count", len(legal) // 3),
-                               ("played", index // 3), ("game", row_number), ("key", board.zobrist()),
-                               ("castling", castling), ("ep", ep), ("halfmove", min(halfmove, 65535)),
-                               ("last_to", last_to)):
-                fields[key].append(value)
-    n = len(fields["stm"])
-    offsets = np.zeros(n + 1, np.int64)
-    np.cumsum(fields["count"], out=offsets[1:])
-    return PatternSet(np.frombuffer(b"".join(fields["board"]), np.uint8).reshape(n, 64),
-                      np.array(fields["stm"], np.uint8),
-                      np.frombuffer(b"".join(fields["legal"]), np.uint8).reshape(-1, 3).copy(), offsets,
-                      np.array(fields["played"], np.int16), np.zeros(n, np.int16),
-                      np.array(fields["game"], np.int32), np.full(n, NO_ECO, np.uint16),
-                      np.array(fields["key"], np.uint64), np.array(fields["castling"], np.uint8),
-                      np.array(fields["ep"], np.int8), np.array(fields["halfmove"], np.uint16),
-                      np.array(fields["last_to"], np.int8))
+            pattern = board.pattern()
+            index = played_index(pattern[2], move_triple(board, row["bestmove"])) if row["bestmove"] else -1
+            if index >= 0:
+                found.add(pattern, index, 0, row_number, NO_ECO, board.zobrist())
+    return found.build()

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from engine._core import Board
-from engine.data.patterns import PatternSet, eco_code, eco_range
+from engine.data.patterns import PatternBuilder, PatternSet, eco_code, eco_range, played_index
 from engine.data.pgn import batches, parse_game, read_text, split_games
 
 MIN_PLY = 20
@@ -47,45 +47,21 @@ def game_patterns(moves: list[str], game_id: int, eco: int,
                   plies: tuple[int, int] = (MIN_PLY, 10_000)) -> PatternSet:
     """The middle-game positions of one game, each with the move played there."""
     board = Board()
-    boards, stms, legals, counts, played, ply_list, keys = [], [], [], [], [], [], []
-    rights, eps, halfmoves, last_tos = [], [], [], []
+    found = PatternBuilder()
     for ply, uci in enumerate(moves):
         if ply >= plies[0]:
-            board64, stm, legal, castling, ep, halfmove, last_to = board.pattern()
-            if not is_middle_game(board64, ply, plies):
-                if ply > plies[0] and (QUEENS[0] not in board64 or QUEENS[1] not in board64):
+            pattern = board.pattern()
+            if not is_middle_game(pattern[0], ply, plies):
+                if ply > plies[0] and (QUEENS[0] not in pattern[0] or QUEENS[1] not in pattern[0]):
                     break                   # the queens are gone: the middle game is over
             else:
-                target = move_triple(board, uci)
-                index = next((i for i in range(0, len(legal), 3) if legal[i:i + 3] == target), -1)
+                index = played_index(pattern[2], move_triple(board, uci))
                 if index >= 0:
-                    boards.append(board64)
-                    stms.append(stm)
-                    legals.append(legal)
-                    counts.append(len(legal) // 3)
-                    played.append(index // 3)
-                    ply_list.append(ply)
-                    keys.append(board.zobrist())
-                    rights.append(castling)
-                    eps.append(ep)
-                    halfmoves.append(min(halfmove, 65535))
-                    last_tos.append(last_to)
+                    found.add(pattern, index, ply, game_id, eco, board.zobrist())
         if not board.is_legal(uci):
             break
         board.push(uci)
-    n = len(stms)
-    if n == 0:
-        return PatternSet.empty()
-    offsets = np.zeros(n + 1, np.int64)
-    np.cumsum(counts, out=offsets[1:])
-    return PatternSet(np.frombuffer(b"".join(boards), np.uint8).reshape(n, 64),
-                      np.array(stms, np.uint8),
-                      np.frombuffer(b"".join(legals), np.uint8).reshape(-1, 3).copy(),
-                      offsets, np.array(played, np.int16), np.array(ply_list, np.int16),
-                      np.full(n, game_id, np.int32), np.full(n, eco, np.uint16),
-                      np.array(keys, np.uint64), np.array(rights, np.uint8),
-                      np.array(eps, np.int8), np.array(halfmoves, np.uint16),
-                      np.array(last_tos, np.int8))
+    return found.build()
 
 
 def move_triple(board: Board, uci: str) -> bytes:

@@ -131,11 +131,50 @@ class PatternSet:
         ep = "-" if self.ep[i] < 0 else "abcdefgh"[self.ep[i] % 8] + str(self.ep[i] // 8 + 1)
         return f"{'/'.join(rows)} {'wb'[self.stm[i]]} {rights} {ep} {self.halfmove[i]} 1"
 
+    def arrays(self) -> dict[str, np.ndarray]:
+        """Every array by its field name (what ``save`` writes)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(path, **{f.name: getattr(self, f.name) for f in fields(self)})
+        np.savez_compressed(path, **self.arrays())
 
     @classmethod
     def load(cls, path: Path) -> "PatternSet":
         with np.load(path) as data:
             return cls(**{f.name: data[f.name] for f in fields(cls)})
+
+
+def played_index(legal: bytes, target: bytes) -> int:
+    """Which (from, to, promotion) triple of ``legal`` (Board.pattern's bytes) is ``target``; -1 if none.
+
+    >>> played_index(bytes([12, 28, 0, 6, 21, 0]), bytes([6, 21, 0]))
+    1
+    """
+    return next((i // 3 for i in range(0, len(legal), 3) if legal[i:i + 3] == target), -1)
+
+
+class PatternBuilder:
+    """A pattern set collected one position at a time: ``add`` takes what
+    Board.pattern() returns and the index of the move played."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple] = []
+
+    def add(self, pattern: tuple, played: int, ply: int, game: int, eco: int, key: int) -> None:
+        self.rows.append((pattern, played, ply, game, eco, key))
+
+    def build(self) -> PatternSet:
+        if not self.rows:
+            return PatternSet.empty()
+        patterns, played, ply, game, eco, key = zip(*self.rows)
+        board, stm, legal, castling, ep, halfmove, last_to = zip(*patterns)
+        n = len(self.rows)
+        offsets = np.zeros(n + 1, np.int64)
+        np.cumsum([len(moves) // 3 for moves in legal], out=offsets[1:])
+        return PatternSet(np.frombuffer(b"".join(board), np.uint8).reshape(n, 64), np.array(stm, np.uint8),
+                          np.frombuffer(b"".join(legal), np.uint8).reshape(-1, 3).copy(), offsets,
+                          np.array(played, np.int16), np.array(ply, np.int16), np.array(game, np.int32),
+                          np.array(eco, np.uint16), np.array(key, np.uint64), np.array(castling, np.uint8),
+                          np.array(ep, np.int8), np.minimum(np.array(halfmove), 65535).astype(np.uint16),
+                          np.array(last_to, np.int8))

@@ -56,11 +56,16 @@ def ratio(value: float, reference: float) -> float:
     return round(value / reference, 4) if reference else math.nan
 
 
-def test_positions(sets: Path, name: str, count: int, seed: int) -> list[str]:
-    patterns = PatternSet.load(sets / f"test_{name}.npz")
+def held_out_positions(path: Path, count: int, seed: int) -> list[str]:
+    """``count`` positions of a pattern set (e.g. var/nmm/twic.npz) drawn by ``seed``, in file order."""
+    patterns = PatternSet.load(path)
     rng = np.random.default_rng(seed)
     pick = np.sort(rng.choice(len(patterns), min(count, len(patterns)), replace=False))
     return [patterns.fen(int(i)) for i in pick]
+
+
+def test_positions(sets: Path, name: str, count: int, seed: int) -> list[str]:
+    return held_out_positions(sets / f"test_{name}.npz", count, seed)
 
 
 def configured_searcher(net: NmmNet | None, config: dict, hash_mb: int = 16) -> Searcher:

@@ -23,6 +23,7 @@ import numpy as np
 
 from engine._core import Board, Searcher
 from engine.nets import load_nmm
+from engine.study.ordering import configured_searcher, held_out_positions, write_csv
 
 
 @dataclass
@@ -64,22 +65,8 @@ def convert(value: str):
 
 
 def make_searcher(config: Config) -> Searcher:
-    searcher = Searcher(config.hash_mb)
-    options = dict(config.options)
-    if config.net:
-        net = load_nmm(Path(config.net))
-        net.install(searcher)
-        options.setdefault("hhweight", net.suggested_hhweight)
-    searcher.configure(**options)
-    return searcher
-
-
-def held_out_positions(path: Path, count: int, seed: int) -> list[str]:
-    """``count`` positions of a pattern set (e.g. var/nmm/twic.npz) drawn by ``seed``."""
-    from engine.data.patterns import PatternSet
-    patterns = PatternSet.load(path)
-    pick = np.sort(np.random.default_rng(seed).choice(len(patterns), min(count, len(patterns)), replace=False))
-    return [patterns.fen(int(i)) for i in pick]
+    net = load_nmm(Path(config.net)) if config.net else None
+    return configured_searcher(net, config.options, config.hash_mb)
 
 
 def one_search(searcher: Searcher, fen: str, depth: int) -> dict[int, tuple[int, float]]:
@@ -138,5 +125,4 @@ def summary_lines(rows: list[dict], depths: list[int]) -> list[str]:
 
 
 def write(rows: list[dict], path: Path) -> None:
-    from engine.study.ordering import write_csv
     write_csv(path, rows)
