@@ -546,7 +546,7 @@ def data_label(positions: str, out: str, depth: int | None, nodes: int | None, e
     from engine.data.label import label, read_positions
     if not depth and not nodes:
         raise click.BadParameter("give --depth or --nodes")
-    fens = sample_positions(read_positions(Path(positions), every, limit), sample, seed)
+    fens = sample_positions(read_positions(Path(positions), every, limit, last_move=True), sample, seed)
     ran = label(fens, Path(out), depth, nodes, evaluation, batch, workers, cluster)
     click.echo(f"{len(fens)} positions in {out} ({ran} batches labelled now)")
     if patterns:
@@ -619,6 +619,8 @@ def train_group() -> None:
 @click.option("--epochs", type=int, default=10, show_default=True)
 @click.option("--patience", type=int, default=2, show_default=True)
 @click.option("--lr", type=float, default=0.01, show_default=True)
+@click.option("--lr-decay", type=float, default=1.0, show_default=True,
+              help="Adam: multiply the step size by this after each epoch.")
 @click.option("--batch", type=int, default=2048, show_default=True)
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False), default=None,
@@ -626,7 +628,7 @@ def train_group() -> None:
 @click.option("--report", type=click.Path(dir_okay=False), default=None, help="Write the summary JSON here.")
 def train_nmm(sets: str, learn_name: str, positions: int, encoding: str, loss: str, optimiser: str,
               model: str, outputs: str, hidden: int, epochs: int, patience: int, lr: float,
-              batch: int, seed: int, out: str | None, report: str | None, weighting: str,
+              lr_decay: float, batch: int, seed: int, out: str | None, report: str | None, weighting: str,
               tests: tuple[str, ...]) -> None:
     """Train a Neural MoveMap (softmax or the paper's MSE; Adam or the paper's RPROP)
     on master moves or on the engine's own cut-offs."""
@@ -636,7 +638,7 @@ def train_nmm(sets: str, learn_name: str, positions: int, encoding: str, loss: s
     from engine.train.nmm_run import run
     config = TrainConfig(encoding=encoding, loss=loss, optimiser=optimiser, model=model,
                          outputs=outputs, hidden=hidden, epochs=epochs, patience=patience,
-                         lr=lr, batch=batch, seed=seed)
+                         lr=lr, lr_decay=lr_decay, batch=batch, seed=seed)
     info = run(Path(sets), learn_name, Path(out) if out else None, config, positions or None,
                log=click.echo, weighting=weighting, tests=[Path(t) for t in tests])
     summary = {k: v for k, v in info.items() if k != "history"}

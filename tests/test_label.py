@@ -25,10 +25,11 @@ def local_run(tmp_path_factory):
 def test_every_position_gets_a_legal_best_move_and_a_score(local_run):
     out, ran = local_run
     table = rows(out)
-    assert ran == 3 and table[0] == ["fen", "bestmove", "score_cp", "depth", "nodes"] and len(table) == 13
-    for fen, move, score, depth, nodes in table[1:]:
+    assert ran == 3 and table[0] == ["fen", "bestmove", "score_cp", "depth", "nodes", "position"]
+    assert len(table) == 13
+    for fen, move, score, depth, nodes, position in table[1:]:
         assert move in Board(fen).legal_moves() and int(depth) == 3 and int(nodes) > 0
-        assert abs(int(score)) < lab.MATE_CP
+        assert abs(int(score)) < lab.MATE_CP and position == fen
     assert [r[0] for r in table[1:]] == POSITIONS[:12]
 
 
@@ -76,3 +77,18 @@ def test_labels_become_a_pattern_set_with_the_best_move_played(local_run) -> Non
 
 def chess_square(name: str) -> int:
     return "abcdefgh".index(name[0]) + 8 * (int(name[1]) - 1)
+
+
+def test_positions_from_games_keep_their_last_move_into_the_patterns(tmp_path):
+    games = Path(__file__).resolve().parent / "fixtures" / "games" / "masters_sample.pgn"
+    positions = lab.read_positions(games, every=7, limit=6, last_move=True)
+    out = tmp_path / "games.csv"
+    lab.label(positions, out, depth=2, nodes=None, batch=6, workers=1, progress=False)
+    table = rows(out)[1:]
+    patterns = lab.to_patterns(out)
+    assert len(patterns) == 6 and patterns.last_to[0] == -1      # the start position has no last move
+    for i, (fen, _, _, _, _, position) in enumerate(table[1:], 1):
+        before, last = position.split(" moves ")
+        board = Board(before)
+        board.push(last)
+        assert board.fen() == fen and patterns.last_to[i] == chess_square(last[2:4])

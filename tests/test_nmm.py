@@ -299,3 +299,13 @@ def test_ordering_study_writes_ratios_against_history(patterns: PatternSet, tmp_
     sweep = hhweight_sweep(tmp_path, net_path, tmp_path, 3, 4, 1, 1, [0.01, 100.0], 1)
     assert {r["hhweight"] for r in sweep} == {0.01, 100.0}
     assert (tmp_path / "hhweight.csv").exists() and (tmp_path / "hhweight.png").exists()
+
+
+def test_a_step_size_decayed_to_zero_stops_learning_after_the_first_epoch(patterns: PatternSet) -> None:
+    learn = encode(patterns.take(np.arange(0, 300)), "context960")
+    val = encode(patterns.take(np.arange(600, 700)), "context960")
+    one = train(learn, val, TrainConfig(epochs=1, batch=64, lr=0.01, seed=3), log=lambda s: None)
+    frozen = train(learn, val, TrainConfig(epochs=3, patience=3, batch=64, lr=0.01, lr_decay=0.0, seed=3),
+                   log=lambda s: None)
+    assert [h["val_top1"] for h in frozen.history] == [one.history[0]["val_top1"]] * 3
+    assert all(np.array_equal(one.model.params[k], frozen.model.params[k]) for k in one.model.params)

@@ -4,13 +4,17 @@ Each position gets the best move and score of a search to a fixed depth or
 node count, from empty tables (so a label does not depend on which worker
 searched it, nor on what it searched before): the engine-labelled learning
 sets of the NMM paper, and targets for evaluation training. Positions come
-from an EPD/FEN file (one per line) or from the games of a PGN file.
+from an EPD/FEN file (one per line) or from the games of a PGN file; a game's
+position keeps the move that led to it, written as a GUI sends it
+(``<fen before> moves <last move>``), because the net's context encoding
+reads the last move.
 
 Work goes in batches (engine/data/batches.py: local processes or a Ray
 cluster, with a progress bar); each finished batch is saved in
 ``<out>.work/`` at once, and a rerun labels only the batches not there. The output is CSV:
-``fen,bestmove,score_cp,depth,nodes`` (score from the side to move's view;
-a mate in N moves as +-(100000 - 2N)).
+``fen,bestmove,score_cp,depth,nodes,position`` (score from the side to move's
+view; a mate in N moves as +-(100000 - 2N); ``position`` as the search was
+given it, with its last move where there is one).
 """
 from __future__ import annotations
 
@@ -23,8 +27,15 @@ from engine.data.batches import run_batches
 MATE_CP = 100_000
 
 
-def read_positions(path: Path, every: int = 1, limit: int | None = None) -> list[str]:
-    """FENs of an EPD/FEN file, or of every ``every``-th position of a PGN's games."""
+def read_positions(path: Path, every: int = 1, limit: int | None = None,
+                   last_move: bool = False) -> list[str]:
+    """FENs of an EPD/FEN file, or of every ``every``-th position of a PGN's games
+    (with ``last_move``, after the first one as ``<fen before> moves <move>``).
+
+    >>> games = Path("tests/fixtures/games/masters_sample.pgn")
+    >>> read_positions(games, every=10, limit=2, last_move=True)[1].split(" moves ")
+    ['r1bqkbnr/1pp2ppp/p1np4/4p3/B3P3/5N2/PPPP1PPP/RNBQ1RK1 b kq - 1 5', 'c8d7']
+    """
     if path.suffix in (".pgn", ".gz"):
         from engine._core import Board
         from engine.data.pgn import parse_game, read_text, split_games
@@ -33,10 +44,11 @@ def read_positions(path: Path, every: int = 1, limit: int | None = None) -> list
             parsed = parse_game(text)
             if parsed is None or parsed[0].get("SetUp") == "1":
                 continue
-            board = Board()
+            board, before = Board(), ""
             for ply, move in enumerate(parsed[1]):
                 if ply % every == 0:
-                    fens.append(board.fen())
+                    fens.append(f"{before} moves {parsed[1][ply - 1]}" if last_move and ply else board.fen())
+                before = board.fen()
                 board.push(move)
             if limit and len(fens) >= limit:
                 break
@@ -50,22 +62,33 @@ def read_positions(path: Path, every: int = 1, limit: int | None = None) -> list
     return fens[:limit] if limit else fens
 
 
+def board_of(position: str) -> "Board":
+    """The board of a FEN, or of a FEN followed by ``moves m1 m2 ...`` (UCI moves)."""
+    from engine._core import Board
+    fen, _, moves = position.partition(" moves ")
+    board = Board(fen)
+    for move in moves.split():
+        board.push(move)
+    return board
+
+
 def label_batch(unit: tuple[list[str], int | None, int | None, str]) -> list[list]:
-    """Search each FEN of the unit (fens, depth, nodes, evaluation) from empty tables."""
-    from engine._core import Board, Searcher
+    """Search each position of the unit (positions, depth, nodes, evaluation) from empty tables."""
+    from engine._core import Searcher
     fens, depth, nodes, evaluation = unit
     searcher = Searcher(hash_mb=16)
     if evaluation == "td":
         from engine.nets import DEFAULT_TD, load_td
         load_td(DEFAULT_TD).install(searcher)
     rows = []
-    for fen in fens:
+    for position in fens:
         searcher.clear()
-        found = searcher.search(Board(fen), depth=depth, nodes=nodes)
+        board = board_of(position)
+        found = searcher.search(board, depth=depth, nodes=nodes)
         score = found["score"]
         if found["mate"] is not None:
             score = (MATE_CP - abs(found["mate"]) * 2) * (1 if found["mate"] > 0 else -1)
-        rows.append([fen, found["bestmove"] or "", score, found["depth"], found["nodes"]])
+        rows.append([board.fen(), found["bestmove"] or "", score, found["depth"], found["nodes"], position])
     return rows
 
 
@@ -80,7 +103,7 @@ def label(positions: list[str], out: Path, depth: int | None, nodes: int | None,
                              workers, cluster, progress)
     with out.open("w", newline="") as f:
         writer = csv.writer(f)
-        writer.writerow(["fen", "bestmove", "score_cp", "depth", "nodes"])
+        writer.writerow(["fen", "bestmove", "score_cp", "depth", "nodes", "position"])
         for path in paths:
             writer.writerows(json.loads(path.read_text()))
     return ran
@@ -88,15 +111,15 @@ def label(positions: list[str], out: Path, depth: int | None, nodes: int | None,
 
 def to_patterns(path: Path) -> "PatternSet":
     """A label CSV as a pattern set: every legal move of each position, the
-    engine's best move as the one played, ``game`` the row number. (A FEN
-    has no last move: the context encoding's last-move plane stays empty.)"""
-    from engine._core import Board
+    engine's best move as the one played, ``game`` the row number. The
+    last move comes from the ``position`` column (a bare FEN has none: the
+    context encoding's last-move plane then stays empty)."""
     from engine.data.nmm import move_triple
     from engine.data.patterns import NO_ECO, PatternBuilder, played_index
     found = PatternBuilder()
     with path.open() as f:
         for row_number, row in enumerate(csv.DictReader(f)):
-            board = Board(row["fen"])
+            board = board_of(row.get("position") or row["fen"])
             pattern = board.pattern()
             index = played_index(pattern[2], move_triple(board, row["bestmove"])) if row["bestmove"] else -1
             if index >= 0:

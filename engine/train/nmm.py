@@ -275,6 +275,7 @@ class TrainConfig:
     patience: int = 3                   # epochs without a better validation error
     batch: int = 2048                   # positions per Adam step
     lr: float = 0.001
+    lr_decay: float = 1.0               # Adam's step size is multiplied by this after each epoch
     seed: int = 1
     chunk: int = 20_000                 # positions per vectorised block (memory)
 
@@ -325,6 +326,9 @@ def train(learn: Encoded, val: Encoded, config: TrainConfig,
                 value, g = loss_and_grad(scores, part, config.loss)
                 total_loss += value
                 optimiser.update(model.params, model.backward(g / config.batch, cache))
+        if config.optimiser == "adam":
+            # A smaller step late lets the weights settle instead of wandering in the batches' noise.
+            optimiser.lr *= config.lr_decay
         val_rank = evaluate(model, val, config.chunk)
         err = float((val_rank > 0).mean())
         entry = {"epoch": epoch, "loss": total_loss / len(learn), "val_top1": 1 - err,

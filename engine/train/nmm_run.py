@@ -92,7 +92,7 @@ def run(sets: Path, learn_name: str, out: Path | None, config: TrainConfig, limi
     mean, std = score_stats(model, val)
     info = {
         "training": {"learning_set": learn_name, "positions": len(learn), "seed": config.seed,
-                     "loss": config.loss, "optimiser": config.optimiser, "lr": config.lr,
+                     "loss": config.loss, "optimiser": config.optimiser, "lr": config.lr, "lr_decay": config.lr_decay,
                      "epochs_run": len(result.history), "best_epoch": result.best_epoch,
                      "seconds": round(time.perf_counter() - start), "model": config.model,
                      "outputs": config.outputs, "weighting": weighting if weight is not None else "none"},
