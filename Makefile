@@ -8,7 +8,7 @@ JOBS   ?= 2
 DEPS   := $(VENV)/.deps-installed
 CORE   := build/.core-built
 
-.PHONY: cutoffs nmm-cut tree-size tree-size-deep chessmaps-study regions strategy run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
+.PHONY: threads-study threads-match threads-soak cutoffs nmm-cut tree-size tree-size-deep chessmaps-study regions strategy run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
         td-data td-net td-leaf td-match td-bench evaluators clean
 
 DATA   ?= $(or $(NMM_DATA),../shared/data)
@@ -136,6 +136,24 @@ TREE_CONFIGS := --config history:ordering=history,nmm_min_depth=2 \
 tree-size: build
 	$(PY) -m engine.cli study tree-size --depth 11 --count 400 $(TREE_CONFIGS) \
 	    --out reports/nmm_search/tree_size_d11.csv 2>/dev/null | tee reports/nmm_search/tree_size_d11.log
+
+# Lazy SMP (issue 13): time to depth, 1 against 2 threads (wall-clock: run it on an idle machine),
+# a match of 2 threads against 1 at 10+0.1, and 200 fast games with 2 threads (crashes, illegal moves,
+# time forfeits: all must be 0).
+threads-study: build
+	mkdir -p reports/threads
+	$(PY) -m engine.cli study threads --depth 12 --count 200 --rounds 3 \
+	    --out reports/threads/time_to_depth.csv 2>/dev/null | tee reports/threads/time_to_depth.log
+
+threads-match: build
+	mkdir -p reports/threads
+	$(PY) -m engine.cli match nmm:Threads=2 nmm --games 200 --tc 10+0.1 --seed 41 \
+	    --pgn reports/threads/threads2_vs_1.pgn | tee reports/threads/threads2_vs_1.log
+
+threads-soak: build
+	mkdir -p reports/threads
+	$(PY) -m engine.cli match nmm:Threads=2 nmm:Threads=2 --games 200 --tc 1+0.01 --no-adjudicate --seed 42 \
+	    --pgn reports/threads/soak_threads2.pgn | tee reports/threads/soak_threads2.log
 
 # Depth 14, what the engine reaches at 10+0.1 (about 25 minutes on one core).
 tree-size-deep: build

@@ -900,15 +900,52 @@ def study_tree_size(positions_file: str, count: int, seed: int, depth: int, roun
         click.echo(line)
 
 
+@study.command("threads")
+@click.option("--positions", "positions_file", type=click.Path(dir_okay=False), default=None,
+              help="Middle-game positions: a PGN (plies 20 on), an EPD or a pattern set "
+                   "(default: the TWIC 2022 games in the data folder).")
+@click.option("--count", type=int, default=200, show_default=True)
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--depth", type=int, default=12, show_default=True)
+@click.option("--threads", "thread_counts", default="1,2", show_default=True,
+              help="Thread counts, the first the reference.")
+@click.option("--rounds", type=int, default=3, show_default=True, help="Rounds (times: the median).")
+@click.option("--hash", "hash_mb", type=int, default=64, show_default=True)
+@click.option("--config", "config", default="ordering=chessmaps,nmm_min_depth=2", show_default=True,
+              help="Searcher.configure keywords (default: the engine's own defaults).")
+@click.option("--out", type=click.Path(dir_okay=False), default="reports/threads/time_to_depth.csv",
+              show_default=True)
+def study_threads(positions_file: str | None, count: int, seed: int, depth: int, thread_counts: str,
+                  rounds: int, hash_mb: int, config: str, out: str) -> None:
+    """Time to depth with more threads against one: the bench positions, then middle games."""
+    from engine.bench import DEFAULT_DEPTH, POSITIONS
+    from engine.perft import data_dir
+    from engine.study.threads import middle_game_positions, summary_lines, threads_study, write
+    from engine.study.tree_size import parse_config
+    options = parse_config(f"engine:{config}").options
+    threads = [int(t) for t in thread_counts.split(",")]
+    path = Path(positions_file) if positions_file else data_dir() / "games" / "twic_1427-1428_2022.pgn.gz"
+    rows = []
+    for name, fens, d in (("bench", POSITIONS, DEFAULT_DEPTH),
+                          ("middle games", middle_game_positions(path, count, seed), depth)):
+        found = threads_study(fens, threads, d, rounds, hash_mb, options)
+        for line in summary_lines(name, found):
+            click.echo(line)
+        rows += [{"set": name, **r} for r in found]
+    write(rows, Path(out))
+
+
 @study.command("predict")
 @click.option("--sets", type=click.Path(file_okay=False), default="var/nmm", show_default=True)
 @click.option("--out", type=click.Path(file_okay=False), default="reports/nmm", show_default=True)
+@click.option("--test", "extra", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="More pattern sets to rank on (cut-off sets, engine labels); repeatable.")
 @click.argument("nets", nargs=-1, type=click.Path(exists=True, dir_okay=False))
-def study_predict(sets: str, out: str, nets: tuple[str, ...]) -> None:
+def study_predict(sets: str, out: str, extra: tuple[str, ...], nets: tuple[str, ...]) -> None:
     """Top-1 / top-5 move prediction of NETS on every test set (default: nets/nmm.npz)."""
     from engine.study.predict import predict_study
     paths = [Path(n) for n in nets] or [Path("nets/nmm.npz")]
-    for r in predict_study(Path(sets), paths, Path(out)):
+    for r in predict_study(Path(sets), paths, Path(out), [Path(e) for e in extra]):
         click.echo("  ".join(f"{k}={v}" for k, v in r.items()))
 
 

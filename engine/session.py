@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from engine import __version__
-from engine._core import Board, Searcher, eval_trace
+from engine._core import MAX_THREADS, Board, Searcher, eval_trace
 from engine.bench import DEFAULT_DEPTH, run_bench
 from engine.job import Job
 from engine.options import Option, OptionError, Options
@@ -67,7 +67,7 @@ class Session:
                 **{name: value if scale is None else value * scale})
         return [
             Option("Hash", "spin", HASH_DEFAULT_MB, 1, 8192, apply=self._set_hash),
-            Option("Threads", "spin", 1, 1, 1),
+            Option("Threads", "spin", 1, 1, MAX_THREADS, apply=self._set_threads),
             Option("Clear Hash", "button", apply=lambda _: self.searcher.clear_hash()),
             Option("Ponder", "check", False),
             Option("MultiPV", "spin", 1, 1, 256, apply=configure("multipv")),
@@ -109,6 +109,7 @@ class Session:
         waits neither for the hash table nor for the net."""
         if self._searcher is None:
             self._searcher = Searcher(self._hash_mb)
+            self._set_threads(self.options["Threads"])
             self._searcher.configure(ordering=self.options["MoveOrdering"],
                                      nmm_min_depth=self.options["NMMMinDepth"],
                                      move_chains=self.options["MoveChains"],
@@ -138,6 +139,14 @@ class Session:
             raise OptionError(f"Hash: cannot allocate {megabytes} MB; keeping the "
                               f"{self._hash_mb} MB table") from None
         self._hash_mb = megabytes
+
+    def _set_threads(self, threads: int) -> None:
+        """Helper threads search beside the main one (Lazy SMP, ext/threads.pxi)."""
+        try:
+            self.searcher.set_threads(threads)
+        except MemoryError:
+            self.options.values["Threads"] = 1
+            raise OptionError(f"Threads: no memory for {threads} threads; searching with one") from None
 
     def _set_chess960(self, value: bool) -> None:
         self.board.chess960 = value or not self.board.standard_castling

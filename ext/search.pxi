@@ -54,7 +54,7 @@ cdef inline bint check_stop(Search* s) noexcept nogil:
         return True
     if s.root_depth <= 1:
         return False                # depth 1 always completes: there is a move to play
-    if stop_requested or (s.limits.nodes and s.nodes >= s.limits.nodes):
+    if stop_requested or group_aborted(s) or (s.limits.nodes and over_node_limit(s)):
         s.stopped = 1
     elif (s.nodes & 1023) == 0 and s.limits.hard_ms > 0 and not s.pondering:
         if now_ms() - s.start_ms >= s.limits.hard_ms:
@@ -101,7 +101,8 @@ cdef int qsearch(Search* s, int alpha, int beta, int ply) noexcept nogil:
     """Captures and promotions until the position is quiet; all evasions in check."""
     cdef Position* pos = &s.pos
     cdef Picker picker
-    cdef TTEntry* entry
+    cdef TTHit entry
+    cdef bint hit
     cdef Move m, tt_move = 0, best_move = 0
     cdef int score, best, stand_pat = NO_SCORE, tt_score, searched = 0
     cdef bint check
@@ -119,8 +120,8 @@ cdef int qsearch(Search* s, int alpha, int beta, int ply) noexcept nogil:
 
     if s.td != NULL:
         td_prefetch(s.td, s.td_cache, pos)
-    entry = tt_probe(s.tt, pos.key)
-    if entry != NULL:
+    hit = tt_probe(s.tt, pos.key, &entry)
+    if hit:
         tt_move = entry.move
         tt_score = score_from_tt(entry.score, ply)
         if s.opt.tt_cutoffs and (entry.bound == BOUND_EXACT
@@ -131,7 +132,7 @@ cdef int qsearch(Search* s, int alpha, int beta, int ply) noexcept nogil:
     if check:
         best = -INFINITE
     else:
-        stand_pat = entry.eval if entry != NULL else static_eval(s, pos)
+        stand_pat = entry.eval if hit else static_eval(s, pos)
         if stand_pat >= beta:
             return stand_pat
         if stand_pat > alpha:
@@ -179,7 +180,8 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
     cdef Picker picker
     cdef Beam beam
     cdef LongBranch lb
-    cdef TTEntry* entry
+    cdef TTHit entry
+    cdef bint hit
     cdef Move m, tt_move = 0, best_move = 0
     cdef int score, best = -INFINITE, eval, tt_score, r, new_depth, searched = 0, quiets = 0
     cdef int original_alpha = alpha, R
@@ -210,8 +212,8 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
 
     if s.td != NULL:
         td_prefetch(s.td, s.td_cache, pos)
-    entry = tt_probe(s.tt, pos.key)
-    if entry != NULL:
+    hit = tt_probe(s.tt, pos.key, &entry)
+    if hit:
         tt_move = entry.move
         tt_score = score_from_tt(entry.score, ply)
         if (s.opt.tt_cutoffs and not is_pv and entry.depth >= depth
@@ -222,7 +224,7 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
 
     if check:
         eval = NO_SCORE
-    elif entry != NULL:
+    elif hit:
         eval = entry.eval
     else:
         eval = static_eval(s, pos)
@@ -444,6 +446,10 @@ cdef void iterative_deepening(Search* s) noexcept nogil:
     s.static_eval[0] = NO_SCORE if in_check(&s.pos) else static_eval(s, &s.pos)
     lines = s.opt.multipv if s.opt.multipv < s.n_root else s.n_root
     for depth in range(1, s.limits.depth + 1):
+        if helper_skips(s.thread_index, depth):
+            continue
+        if s.thread_index and group_aborted(s):
+            break
         s.root_depth = depth
         for line in range(lines):
             s.pv_index = line

@@ -2,21 +2,27 @@
 # the search state, runs a search with the GIL released, and turns the C
 # structs into Python values when the search reports.
 
-from libc.stdlib cimport calloc, free
+from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy, memset
 
 
 cdef void report_iteration(Search* s, int lines) noexcept nogil:
     """An iteration is complete: report its first ``lines`` lines."""
+    if s.owner == NULL:
+        return                  # a helper thread
     with gil:
         (<Searcher>s.owner)._report_lines(0, lines)
 
 cdef void report_line(Search* s, int index) noexcept nogil:
     """An aspiration window failed on line ``index``: report the bound."""
+    if s.owner == NULL:
+        return                  # a helper thread
     with gil:
         (<Searcher>s.owner)._report_lines(index, index + 1)
 
 cdef void report_currmove(Search* s, Move m, int number) noexcept nogil:
+    if s.owner == NULL:
+        return                  # a helper thread
     with gil:
         (<Searcher>s.owner)._report_currmove(m, number)
 
@@ -52,6 +58,11 @@ cdef class Searcher:
     cdef TdEval td
     cdef object on_info
     cdef object on_currmove
+    cdef ThreadGroup group      # members[0] is self.s; the helpers' states follow (threads.pxi)
+    cdef pthread_t* threads
+    cdef int n_threads
+    cdef int cache_epoch        # bumped whenever the caches' contents become wrong (new net, clear)
+    cdef int* helper_epoch      # the epoch each helper's caches were last emptied at
 
     def __cinit__(self, hash_mb: int = 16):
         self.s = <Search*>calloc(1, sizeof(Search))
@@ -59,6 +70,16 @@ cdef class Searcher:
             raise MemoryError
         self.s.owner = <void*>self
         self.s.tt = &self.tt
+        self.group.members = <Search**>malloc(sizeof(Search*))
+        self.threads = <pthread_t*>malloc(sizeof(pthread_t))
+        if self.group.members == NULL or self.threads == NULL:
+            raise MemoryError
+        self.group.members[0] = self.s
+        self.group.n = 1
+        self.group.abort = 0
+        self.n_threads = 1
+        self.s.group = &self.group
+        self.s.thread_index = 0
         self.tt.buckets = NULL
         if not tt_resize(&self.tt, hash_mb):
             raise MemoryError(f"cannot allocate {hash_mb} MB of hash")
@@ -97,6 +118,9 @@ cdef class Searcher:
             raise MemoryError
 
     def __dealloc__(self):
+        self._free_helpers()
+        free(self.group.members)
+        free(self.threads)
         if self.s != NULL:
             free(self.s.nmm_cache)
             free(self.s.td_cache)
@@ -107,6 +131,80 @@ cdef class Searcher:
         self.clear_nmm()
         free(self.tt.buckets)
         free(self.s)
+
+    # --- threads (threads.pxi) -------------------------------------------------
+
+    def set_threads(self, int n) -> None:
+        """Search with ``n`` threads (1..256) from the next search on; MemoryError
+        keeps one thread. Only between searches."""
+        if not 1 <= n <= THREADS_LIMIT:
+            raise ValueError(f"Threads is 1..{THREADS_LIMIT}")
+        self._free_helpers()
+        cdef Search** members = <Search**>calloc(n, sizeof(Search*))
+        cdef pthread_t* threads = <pthread_t*>calloc(n, sizeof(pthread_t))
+        cdef int* epochs = <int*>calloc(n, sizeof(int))
+        cdef int i
+        if members == NULL or threads == NULL or epochs == NULL:
+            free(members)
+            free(threads)
+            free(epochs)
+            raise MemoryError(f"no memory for {n} threads")
+        free(self.group.members)
+        free(self.threads)
+        self.group.members, self.threads, self.helper_epoch = members, threads, epochs
+        members[0] = self.s
+        for i in range(1, n):
+            members[i] = <Search*>calloc(1, sizeof(Search))
+            if members[i] != NULL:
+                members[i].nmm_cache = <NmmCacheEntry*>calloc(NMM_CACHE_SIZE, sizeof(NmmCacheEntry))
+                members[i].td_cache = <TdCacheEntry*>calloc(TD_CACHE_SIZE, sizeof(TdCacheEntry))
+            self.n_threads = i + 1          # _free_helpers frees what is there
+            epochs[i] = self.cache_epoch
+            if members[i] == NULL or members[i].nmm_cache == NULL or members[i].td_cache == NULL:
+                self._free_helpers()
+                raise MemoryError(f"no memory for {n} threads; searching with one")
+        self.n_threads = n
+
+    cdef void _free_helpers(self):
+        cdef int i
+        for i in range(1, self.n_threads):
+            if self.group.members[i] != NULL:
+                free(self.group.members[i].nmm_cache)
+                free(self.group.members[i].td_cache)
+                free(self.group.members[i])
+                self.group.members[i] = NULL
+        free(self.helper_epoch)
+        self.helper_epoch = NULL
+        self.n_threads = 1
+        self.group.n = 1
+
+    cdef void _renew_helper_caches(self):
+        """Empty the caches of helpers that last emptied them before the net or the
+        evaluation changed: given back and taken anew, zeroed page by page as used."""
+        cdef int i
+        cdef Search* h
+        for i in range(1, self.n_threads):
+            if self.helper_epoch[i] == self.cache_epoch:
+                continue
+            h = self.group.members[i]
+            free(h.nmm_cache)
+            free(h.td_cache)
+            h.nmm_cache = <NmmCacheEntry*>calloc(NMM_CACHE_SIZE, sizeof(NmmCacheEntry))
+            h.td_cache = <TdCacheEntry*>calloc(TD_CACHE_SIZE, sizeof(TdCacheEntry))
+            if h.nmm_cache == NULL or h.td_cache == NULL:
+                self._free_helpers()
+                raise MemoryError("no memory for the helper threads' caches; searching with one")
+            self.helper_epoch[i] = self.cache_epoch
+
+    @property
+    def threads(self) -> int:
+        """Threads the next search uses."""
+        return self.n_threads
+
+    @property
+    def thread_nodes(self) -> list[int]:
+        """Nodes each thread searched in the last search, the main one first."""
+        return [self.group.members[i].nodes for i in range(self.group.n)]
 
     # --- configuration -------------------------------------------------------
 
@@ -127,6 +225,7 @@ cdef class Searcher:
         after clear() gives the same nodes whatever was searched before."""
         memset(self.s.nmm_cache, 0, NMM_CACHE_SIZE * sizeof(NmmCacheEntry))
         memset(self.s.td_cache, 0, TD_CACHE_SIZE * sizeof(TdCacheEntry))
+        self.cache_epoch += 1
         self.s.nmm_acc.valid = False
         self._forget_sums()
         memset(self.s.history, 0, sizeof(self.s.history))
@@ -196,6 +295,7 @@ cdef class Searcher:
         self.td.on_handwritten = on_handwritten
         self.td.development = development
         memset(self.s.td_cache, 0, TD_CACHE_SIZE * sizeof(TdCacheEntry))
+        self.cache_epoch += 1
         self._forget_sums()
         self.s.td = &self.td
         self.clear_hash()
@@ -213,6 +313,7 @@ cdef class Searcher:
         if on and self.s.td == NULL:
             self.s.td = &self.td
             memset(self.s.td_cache, 0, TD_CACHE_SIZE * sizeof(TdCacheEntry))
+            self.cache_epoch += 1
             self._forget_sums()
             self.clear_hash()
         elif not on:
@@ -309,6 +410,7 @@ cdef class Searcher:
         self.net.n_inputs = n_in
         self.net.binary = enc == ENC_MIRRORED or enc == ENC_CONTEXT
         memset(self.s.nmm_cache, 0, NMM_CACHE_SIZE * sizeof(NmmCacheEntry))
+        self.cache_epoch += 1
         self.s.nmm_acc.valid = False
         self.s.net = &self.net
 
@@ -818,6 +920,7 @@ cdef class Searcher:
         s.pondering = ponder
         s.stopped = 0
         s.nodes = 0
+        self.group.n = 1
         s.seldepth = 0
         s.root_depth = 0
         s.completed_depth = 0
@@ -825,7 +928,7 @@ cdef class Searcher:
         s.hhweight = s.opt.hhweight
         s.nn_misses = 0
         s.hh_misses = 0
-        self.tt.generation = (self.tt.generation + 1) & 0xFF
+        self.tt.generation = (self.tt.generation + 1) % TT_GENERATIONS
         memset(s.killers, 0, sizeof(s.killers))
         s.start_ms = now_ms() if start_ms is None else start_ms
 
@@ -843,9 +946,10 @@ cdef class Searcher:
         """
         self.on_info = on_info
         self.on_currmove = on_currmove
+        self._renew_helper_caches()
         try:
             with nogil:
-                iterative_deepening(self.s)
+                group_search(&self.group, self.n_threads, self.threads)
         finally:
             self.on_info = None
             self.on_currmove = None
@@ -875,8 +979,8 @@ cdef class Searcher:
             "score": score,
             "mate": uci_score(score) or None,
             "bound": bound,
-            "nodes": self.s.nodes,
-            "nps": int(self.s.nodes * 1000 / elapsed),
+            "nodes": group_nodes(&self.group),
+            "nps": int(group_nodes(&self.group) * 1000 / elapsed),
             "time_ms": int(elapsed),
             "hashfull": tt_hashfull(&self.tt),
             "pv": [move_to_uci(&self.s.pos, rm.pv[i]) for i in range(rm.pv_len)],
@@ -895,7 +999,7 @@ cdef class Searcher:
         cdef RootMove* rm = &self.s.root[0]
         if self.s.n_root == 0:
             return {"bestmove": None, "ponder": None, "score": 0, "mate": None,
-                    "depth": 0, "nodes": self.s.nodes, "time_ms": 0, "line": None}
+                    "depth": 0, "nodes": group_nodes(&self.group), "time_ms": 0, "line": None}
         cdef int score = rm.prev_score if rm.prev_score != -INFINITE else rm.score
         return {
             "bestmove": move_to_uci(&self.s.pos, rm.move),
@@ -903,7 +1007,7 @@ cdef class Searcher:
             "score": score,
             "mate": uci_score(score) or None,
             "depth": self.s.completed_depth,
-            "nodes": self.s.nodes,
+            "nodes": group_nodes(&self.group),
             "time_ms": int(now_ms() - self.s.start_ms),
             "line": self._line(0),
         }

@@ -82,9 +82,13 @@ cdef enum:
     MT_DROP = -3        # a path whose weight falls below this is removed
     MT_MAX_TRIES = 4    # table moves a node may try (MoveTableMoves)
 
+cdef struct ThreadGroup         # the searches of one `go`, one per thread (threads.pxi)
+
 ctypedef struct Search:
     Position pos
     TTable* tt
+    ThreadGroup* group      # every search is in a group; alone, it is the group's only member
+    int thread_index        # 0: the main search, which decides and reports; helpers 1, 2, ...
     SearchOptions opt
     Limits limits
     double start_ms
@@ -131,6 +135,12 @@ ctypedef struct Search:
     u64 lb_same_verdict         # ... then agreed on beta ...
     u64 lb_same_move            # ... and chose the branch's first move
     CutoffLog* cutoffs          # quiet cut-offs recorded for training (cutoffs.pxi); NULL: off
+
+
+cdef struct ThreadGroup:
+    Search** members    # members[0] is the main search
+    int n               # members searching now (Threads, or fewer if a thread could not start)
+    int abort           # set by the main search once it is done: the helpers unwind
 
 
 # The staged move picker's state (picker.pxi); here because scorers fill it.

@@ -1,6 +1,12 @@
 # The transposition table: buckets of two entries, one kept for depth and one
 # always replaced, sized by the Hash option. Mate scores are stored relative
 # to the node (not the root) so that they stay right at any distance.
+#
+# Every search thread reads and writes the table without locks. An entry is
+# two 64-bit words, the data and the key XORed with the data: a write torn
+# by another thread's write leaves a pair that no longer checks out, and a
+# probe takes it for a miss instead of using half of one entry with half of
+# another (the scheme of Hyatt and Mann's "lockless transposition tables").
 
 from libc.stdlib cimport calloc, malloc, free
 from libc.string cimport memset
@@ -17,15 +23,19 @@ cdef enum:
     INFINITE = 32001
     NO_SCORE = 32002
 
+cdef enum:
+    TT_GENERATIONS = 64     # the generation has 6 bits of an entry
+
 ctypedef struct TTEntry:
-    u64 key
+    u64 check           # key ^ data
+    u64 data            # move 16 bits | score 16 | eval 16 | depth 8 | bound 2 | generation 6
+
+ctypedef struct TTHit:  # an entry's data unpacked by tt_probe
     Move move
-    int16_t score
-    int16_t eval
-    uint8_t depth
-    uint8_t bound
-    uint8_t generation
-    uint8_t pad
+    int score
+    int eval
+    int depth
+    int bound
 
 ctypedef struct TTBucket:
     TTEntry deep        # replaced only by a deeper (or as deep) search, or a stale one
@@ -34,7 +44,32 @@ ctypedef struct TTBucket:
 ctypedef struct TTable:
     TTBucket* buckets
     u64 mask            # number of buckets - 1 (a power of two)
-    uint8_t generation  # bumped every search; older entries are stale
+    uint8_t generation  # bumped every search (mod TT_GENERATIONS); older entries are stale
+
+
+cdef inline u64 tt_pack(Move move, int score, int eval, int depth, int bound, int generation) noexcept nogil:
+    return (<u64>move | (<u64>(<uint16_t>score) << 16) | (<u64>(<uint16_t>eval) << 32)
+            | (<u64>depth << 48) | (<u64>bound << 56) | (<u64>generation << 58))
+
+cdef inline int tt_depth(u64 data) noexcept nogil:
+    return (data >> 48) & 0xFF
+
+cdef inline int tt_bound(u64 data) noexcept nogil:
+    return (data >> 56) & 3
+
+cdef inline int tt_generation(u64 data) noexcept nogil:
+    return data >> 58
+
+cdef inline u64 tt_read(const TTEntry* e, u64 key) noexcept nogil:
+    """The entry's data if it holds ``key`` (whole, not torn) and a bound; else 0."""
+    cdef u64 data = e.data, check = e.check
+    if (check ^ data) == key and tt_bound(data) != BOUND_NONE:
+        return data
+    return 0
+
+cdef inline void tt_write(TTEntry* e, u64 key, u64 data) noexcept nogil:
+    e.data = data
+    e.check = key ^ data
 
 
 cdef int tt_resize(TTable* tt, size_t megabytes) noexcept nogil:
@@ -94,39 +129,43 @@ cdef inline int score_from_tt(int score, int ply) noexcept nogil:
         return score + ply
     return score
 
-cdef inline TTEntry* tt_probe(TTable* tt, u64 key) noexcept nogil:
-    """The entry for ``key``, or NULL."""
+cdef inline bint tt_probe(TTable* tt, u64 key, TTHit* hit) noexcept nogil:
+    """Fill ``hit`` from the entry for ``key``; False if there is none."""
     cdef TTBucket* b = &tt.buckets[key & tt.mask]
-    if b.deep.key == key and b.deep.bound != BOUND_NONE:
-        return &b.deep
-    if b.recent.key == key and b.recent.bound != BOUND_NONE:
-        return &b.recent
-    return NULL
+    cdef u64 data = tt_read(&b.deep, key)
+    if data == 0:
+        data = tt_read(&b.recent, key)
+        if data == 0:
+            return False
+    hit.move = <Move>(data & 0xFFFF)
+    hit.score = <int16_t>((data >> 16) & 0xFFFF)
+    hit.eval = <int16_t>((data >> 32) & 0xFFFF)
+    hit.depth = tt_depth(data)
+    hit.bound = tt_bound(data)
+    return True
 
 cdef inline void tt_store(TTable* tt, u64 key, int depth, int score, int eval,
                           int bound, Move move, int ply) noexcept nogil:
     cdef TTBucket* b = &tt.buckets[key & tt.mask]
     cdef TTEntry* e
-    if (b.deep.key == key or depth >= b.deep.depth or b.deep.generation != tt.generation
-            or b.deep.bound == BOUND_NONE):
+    cdef u64 deep = b.deep.data, old
+    if ((b.deep.check ^ deep) == key or depth >= tt_depth(deep) or tt_generation(deep) != tt.generation
+            or tt_bound(deep) == BOUND_NONE):
         e = &b.deep
     else:
         e = &b.recent
-    if move == 0 and e.key == key:
-        move = e.move           # keep the old best move rather than none
-    e.key = key
-    e.move = move
-    e.score = <int16_t>score_to_tt(score, ply)
-    e.eval = <int16_t>eval
-    e.depth = <uint8_t>(depth if depth > 0 else 0)
-    e.bound = <uint8_t>bound
-    e.generation = tt.generation
+    if move == 0:
+        old = tt_read(e, key)
+        move = <Move>(old & 0xFFFF)     # keep the old best move rather than none
+    tt_write(e, key, tt_pack(move, score_to_tt(score, ply), eval, depth if depth > 0 else 0, bound,
+                             tt.generation))
 
 cdef int tt_hashfull(const TTable* tt) noexcept nogil:
     """Permille of the first thousand entries filled in this search."""
     cdef int used = 0, i
     cdef u64 n = 500 if tt.mask + 1 >= 500 else tt.mask + 1
     for i in range(n):
-        used += (tt.buckets[i].deep.bound != BOUND_NONE and tt.buckets[i].deep.generation == tt.generation)
-        used += (tt.buckets[i].recent.bound != BOUND_NONE and tt.buckets[i].recent.generation == tt.generation)
+        used += tt_bound(tt.buckets[i].deep.data) != BOUND_NONE and tt_generation(tt.buckets[i].deep.data) == tt.generation
+        used += (tt_bound(tt.buckets[i].recent.data) != BOUND_NONE
+                 and tt_generation(tt.buckets[i].recent.data) == tt.generation)
     return used * 1000 // (2 * n)

@@ -29,16 +29,18 @@ def model_of(path: Path) -> tuple[LinearMoveMap | HiddenMoveMap, str, str]:
     return model, net.encoding, learned
 
 
-def predict_study(sets: Path, nets: list[Path], out: Path) -> list[dict]:
-    names = [p.stem for p in sorted(sets.glob("test_*.npz"))] + ["twic"]
+def predict_study(sets: Path, nets: list[Path], out: Path, extra: list[Path] = ()) -> list[dict]:
+    """Top-1/top-5 of every net on the test sets of ``sets`` (test_*, twic) and on
+    the ``extra`` pattern sets (cut-off sets, engine labels)."""
+    paths = {p.stem: p for p in sorted(sets.glob("test_*.npz")) + [sets / "twic.npz"] + list(extra)}
     cache: dict[tuple[str, str], object] = {}
     rows = []
     for path in nets:
         model, encoding, learned = model_of(path)
-        for name in names:
+        for name, set_path in paths.items():
             key = (name, encoding)
             if key not in cache:
-                cache[key] = encode(PatternSet.load(sets / f"{name}.npz"), encoding)
+                cache[key] = encode(PatternSet.load(set_path), encoding)
             acc = accuracy(model, cache[key])
             row = {"net": path.name, "learned_on": learned, "test_set": name,
                    "positions": acc["positions"], "top1": round(acc["top1"], 4),

@@ -1,0 +1,202 @@
+# Lazy SMP: with Threads > 1, helper threads search the same position at the
+# same time and share the transposition table, nothing else. Each helper runs
+# the same iterative deepening on its own copy of the search state (position,
+# killers, history, move memories), skipping some depths so that the threads
+# spread over different iterations instead of repeating one another; what
+# they store in the table orders and cuts the main search's tree. The main
+# search alone keeps the clock, reports and chooses the move. Once it is done
+# it raises the group's abort flag and waits for the helpers to unwind (they
+# poll the flag at every node, as they poll the stop flag).
+#
+# The threads are POSIX threads started without the GIL: a helper never
+# touches a Python object.
+
+cdef extern from "<pthread.h>" nogil:
+    ctypedef unsigned long pthread_t
+    ctypedef struct pthread_attr_t:
+        pass
+    int pthread_create(pthread_t* thread, const pthread_attr_t* attr,
+                       void* (*start)(void*) noexcept nogil, void* arg)
+    int pthread_join(pthread_t thread, void** retval)
+
+# Flags and counters another thread writes are read through volatile, so that
+# the C compiler reads them again each time instead of keeping a register copy.
+cdef extern from *:
+    """
+    static inline int nmm_load_int(const int* p) { return *(const volatile int*)p; }
+    static inline void nmm_store_int(int* p, int v) { *(volatile int*)p = v; }
+    static inline uint64_t nmm_load_u64(const uint64_t* p) { return *(const volatile uint64_t*)p; }
+    """
+    int load_int "nmm_load_int"(const int* p) nogil
+    void store_int "nmm_store_int"(int* p, int v) nogil
+    u64 load_u64 "nmm_load_u64"(const u64* p) nogil
+
+cdef enum:
+    THREADS_LIMIT = 256
+
+MAX_THREADS = THREADS_LIMIT     # the Threads option's maximum
+
+# Which depths a helper leaves out, by (helper - 1) % 20: it searches depth d
+# only when (d + phase) // size is even. Helper 1 takes the even depths, 2 the
+# odd ones, 3-6 pairs of depths in four phases, and so on (Stockfish 9's
+# pattern, which spreads 20 helpers over the iterations).
+cdef int SKIP_SIZE[20]
+cdef int SKIP_PHASE[20]
+SKIP_SIZE[:] = [1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4]
+SKIP_PHASE[:] = [0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7]
+
+
+cdef inline bint helper_skips(int thread_index, int depth) noexcept nogil:
+    cdef int i
+    if thread_index == 0:
+        return False            # the main search takes every depth
+    i = (thread_index - 1) % 20
+    return ((depth + SKIP_PHASE[i]) // SKIP_SIZE[i]) % 2 == 1
+
+
+cdef inline bint group_aborted(Search* s) noexcept nogil:
+    return load_int(&s.group.abort) != 0
+
+
+cdef u64 group_nodes(ThreadGroup* g) noexcept nogil:
+    """Nodes searched by all the group's threads (the figure `info nodes` gives)."""
+    cdef u64 total = 0
+    cdef int i
+    for i in range(g.n):
+        total += load_u64(&g.members[i].nodes)
+    return total
+
+
+cdef inline bint over_node_limit(Search* s) noexcept nogil:
+    """``go nodes`` counts every thread's nodes; alone, the test is exact at every node."""
+    if s.group.n == 1:
+        return s.nodes >= s.limits.nodes
+    return (s.nodes & 255) == 0 and group_nodes(s.group) >= s.limits.nodes
+
+
+cdef void helper_prepare(Search* h, const Search* main, int index) noexcept nogil:
+    """Make ``h`` a copy of the main search as `go` set it up, keeping its own caches."""
+    cdef NmmCacheEntry* nmm_cache = h.nmm_cache
+    cdef TdCacheEntry* td_cache = h.td_cache
+    cdef int i
+    memcpy(h, main, sizeof(Search))
+    h.nmm_cache = nmm_cache
+    h.td_cache = td_cache
+    h.thread_index = index
+    h.owner = NULL              # a helper never reports
+    h.cutoffs = NULL            # nor records cut-offs for training
+    h.opt.multipv = 1
+    h.limits.nodes = 0          # the main search decides when the helpers stop
+    h.limits.soft_ms = 0
+    h.limits.hard_ms = 0
+    h.limits.mate = 0
+    h.pondering = 0
+    # The first-layer sums are rebuilt on the helper's own path (their float
+    # rounding depends on it).
+    h.nmm_acc.valid = False
+    for i in range(TD_ACCUMULATORS):
+        h.td_acc[i].valid = 0
+
+
+cdef void* helper_main(void* arg) noexcept nogil:
+    iterative_deepening(<Search*>arg)
+    return NULL
+
+
+cdef void group_search(ThreadGroup* g, int wanted, pthread_t* threads) noexcept nogil:
+    """Search with the main search and ``wanted - 1`` helpers; return when all are done.
+
+    A helper that cannot be started is left out: the search goes on with fewer threads."""
+    cdef Search* main = g.members[0]
+    cdef int i
+    store_int(&g.abort, 0)
+    g.n = 1
+    for i in range(1, wanted):
+        helper_prepare(g.members[i], main, i)
+        if pthread_create(&threads[i], NULL, helper_main, g.members[i]) != 0:
+            break
+        g.n += 1
+    iterative_deepening(main)
+    store_int(&g.abort, 1)
+    for i in range(1, g.n):
+        pthread_join(threads[i], NULL)
+
+
+# --- a torture test of the shared table (tests/test_threads.py) ---------------
+
+ctypedef struct StressRun:
+    TTable* tt
+    u64 seed
+    long operations
+    int keys
+    long hits
+    long wrong
+
+
+cdef inline TTHit stress_entry(u64 key) noexcept nogil:
+    """The data that goes with ``key`` in the torture test: every field from the key."""
+    cdef TTHit e
+    e.move = <Move>((key & 0xFFFF) | 1)
+    e.score = <int>((key >> 16) % 4001) - 2000
+    e.eval = <int>((key >> 28) % 4001) - 2000
+    e.depth = <int>((key >> 40) % 60) + 1
+    e.bound = 1 + <int>((key >> 50) % 3)
+    return e
+
+
+cdef void* stress_main(void* arg) noexcept nogil:
+    cdef StressRun* run = <StressRun*>arg
+    cdef u64 state = run.seed, r, key, key_state
+    cdef TTHit want, got
+    cdef long i
+    for i in range(run.operations):
+        r = splitmix64(&state)
+        key_state = r % run.keys        # few keys, so that probes find what others wrote
+        key = splitmix64(&key_state)
+        want = stress_entry(key)
+        if r & (1 << 20):
+            tt_store(run.tt, key, want.depth, want.score, want.eval, want.bound, want.move, 0)
+        elif tt_probe(run.tt, key, &got):
+            run.hits += 1
+            run.wrong += (got.move != want.move or got.score != want.score or got.eval != want.eval
+                          or got.depth != want.depth or got.bound != want.bound)
+    return NULL
+
+
+def tt_stress(int threads=4, long operations=100_000, int buckets=64, int keys=1024,
+              u64 seed=1) -> tuple[int, int]:
+    """``threads`` threads each store and probe ``operations`` times in a table of
+    ``buckets`` buckets (a power of two); returns (hits, hits whose data was not
+    the data stored with their key)."""
+    if not 1 <= threads <= THREADS_LIMIT or buckets < 1 or buckets & (buckets - 1) or keys < 1:
+        raise ValueError("1..256 threads, a power of two of buckets and some keys")
+    cdef TTable tt
+    cdef StressRun* runs = <StressRun*>calloc(threads, sizeof(StressRun))
+    cdef pthread_t* ids = <pthread_t*>calloc(threads, sizeof(pthread_t))
+    cdef int i, started = 0
+    tt.buckets = <TTBucket*>calloc(buckets, sizeof(TTBucket))
+    tt.mask = buckets - 1
+    tt.generation = 0
+    if runs == NULL or ids == NULL or tt.buckets == NULL:
+        free(runs)
+        free(ids)
+        free(tt.buckets)
+        raise MemoryError
+    with nogil:
+        for i in range(threads):
+            runs[i].tt = &tt
+            runs[i].seed = seed * 1000 + i
+            runs[i].operations = operations
+            runs[i].keys = keys
+            if pthread_create(&ids[i], NULL, stress_main, &runs[i]) == 0:
+                started += 1
+            else:
+                break
+        for i in range(started):
+            pthread_join(ids[i], NULL)
+    hits = sum(runs[i].hits for i in range(started))
+    wrong = sum(runs[i].wrong for i in range(started))
+    free(runs)
+    free(ids)
+    free(tt.buckets)
+    return hits, wrong

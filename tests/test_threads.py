@@ -1,0 +1,125 @@
+"""Lazy SMP (ext/threads.pxi): helper threads share the transposition table.
+
+Nothing here depends on how fast the machine is: the tests check moves,
+mates, node sums and the table's entries, never times."""
+import chess
+import pytest
+from test_search import MATES
+from uci_client import Engine, answers, errors_in
+
+from engine._core import Board, Searcher, tt_stress
+
+MIDDLE_GAME = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP2BPPP/R2QKB1R w KQ - 0 8"
+
+
+@pytest.fixture(scope="module")
+def searcher() -> Searcher:
+    return Searcher(hash_mb=8)
+
+
+@pytest.mark.parametrize("fen, n", MATES)
+def test_mates_keep_their_distance_with_three_threads(searcher: Searcher, fen: str, n: int) -> None:
+    searcher.set_threads(3)
+    searcher.clear()
+    lines = []
+    result = searcher.search(Board(fen), depth=2 * n + 4, on_info=lines.append)
+    assert result["mate"] == n
+    reference = chess.Board(fen)
+    for move in lines[-1]["pv"][: 2 * n - 1]:
+        reference.push_uci(move)
+    assert reference.is_checkmate(), lines[-1]["pv"]
+
+
+def test_the_helpers_search_and_their_nodes_are_counted(searcher: Searcher) -> None:
+    searcher.set_threads(2)
+    searcher.clear()
+    lines = []
+    result = searcher.search(Board(MIDDLE_GAME), depth=10, on_info=lines.append)
+    per_thread = searcher.thread_nodes
+    assert len(per_thread) == 2 and min(per_thread) > 0
+    assert result["nodes"] == sum(per_thread)
+    assert lines[-1]["nodes"] <= result["nodes"] and lines[-1]["nodes"] > per_thread[0] // 2
+    assert result["bestmove"] in Board(MIDDLE_GAME).legal_moves()
+
+
+def test_a_go_nodes_limit_counts_every_thread(searcher: Searcher) -> None:
+    searcher.set_threads(4)
+    searcher.clear()
+    result = searcher.search(Board(MIDDLE_GAME), nodes=60_000)
+    # The main search looks at the sum every 256 of its own nodes; how far the
+    # helpers got meanwhile depends on the machine, so only the main count is bounded.
+    assert result["nodes"] >= 60_000 and searcher.thread_nodes[0] < 60_000 + 256
+    assert result["nodes"] == sum(searcher.thread_nodes)
+
+
+def test_changing_threads_between_searches_and_back_to_one_is_deterministic(searcher: Searcher) -> None:
+    def one_thread_nodes() -> int:
+        searcher.set_threads(1)
+        searcher.clear()
+        return searcher.search(Board(MIDDLE_GAME), depth=8)["nodes"]
+    first = one_thread_nodes()
+    for n in (4, 2, 7):
+        searcher.set_threads(n)
+        searcher.clear()
+        result = searcher.search(Board(MIDDLE_GAME), depth=8)
+        assert searcher.threads == n and len(searcher.thread_nodes) == n
+        assert result["bestmove"] in Board(MIDDLE_GAME).legal_moves()
+    assert one_thread_nodes() == first
+    with pytest.raises(ValueError):
+        searcher.set_threads(0)
+    with pytest.raises(ValueError):
+        searcher.set_threads(257)
+    assert searcher.threads == 1
+
+
+def test_many_threads_on_a_tiny_table_give_legal_moves() -> None:
+    # 1 MB: the threads keep overwriting one another's entries.
+    searcher = Searcher(hash_mb=1)
+    searcher.set_threads(16)
+    board = chess.Board()
+    for _ in range(12):
+        result = searcher.search(Board(board.fen()), depth=7)
+        move = chess.Move.from_uci(result["bestmove"])
+        assert move in board.legal_moves
+        board.push(move)
+    assert len(searcher.thread_nodes) == 16
+
+
+def test_the_table_never_returns_a_torn_entry() -> None:
+    # Threads write and probe entries whose data is a function of the key, 8
+    # keys in 2 buckets, so that they fight over every entry: a probe must
+    # either miss or return exactly the data written with that key. (Storing
+    # the plain key instead of key ^ data fails this with hundreds of torn
+    # entries on two cores.)
+    hits, wrong = tt_stress(threads=4, operations=1_000_000, buckets=2, keys=8, seed=7)
+    assert hits > 100_000
+    assert wrong == 0
+
+
+def test_threads_through_uci_with_hash_changes_waiting_for_the_search() -> None:
+    with Engine() as engine:
+        engine.send("uci", "setoption name Threads value 3", "isready")
+        _, seen = engine.read_until("readyok")
+        engine.send("position startpos moves e2e4", "go infinite")
+        engine.read_until("info depth 3")
+        # Hash and Clear Hash during the search wait for it; isready is answered at once.
+        engine.send("setoption name Hash value 32", "setoption name Clear Hash", "isready")
+        _, during = engine.read_until("readyok")
+        assert not any(line.startswith("bestmove") for line in during)
+        assert sum("takes effect when the search has ended" in line for line in errors_in(during)) == 2
+        engine.send("stop")
+        _, tail = engine.read_until("bestmove")
+        move = tail[-1].split()[1]
+        assert chess.Move.from_uci(move) in chess.Board("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1").legal_moves
+        engine.send("setoption name Threads value 1", "go depth 4")
+        _, tail = engine.read_until("bestmove")
+        assert not errors_in(tail)
+        assert engine.quit() == 0
+
+
+@pytest.mark.parametrize("value", ["0", "300", "two"])
+def test_threads_out_of_range_is_an_error_with_a_fallback(value: str) -> None:
+    out = answers("uci", f"setoption name Threads value {value}", "position startpos", "go depth 3",
+                  errors_ok=True)
+    assert any("Threads" in line for line in errors_in(out))
+    assert out[-1].startswith("bestmove")
