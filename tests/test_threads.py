@@ -5,7 +5,7 @@ mates, node sums and the table's entries, never times."""
 import chess
 import pytest
 from test_search import MATES
-from uci_client import Engine, answers, errors_in
+from uci_client import Engine, answers, errors_in, transcript
 
 from engine._core import Board, Searcher, tt_stress
 
@@ -123,3 +123,7 @@ def test_threads_out_of_range_is_an_error_with_a_fallback(value: str) -> None:
                   errors_ok=True)
     assert any("Threads" in line for line in errors_in(out))
     assert out[-1].startswith("bestmove")
+
+
+def test_the_threads_option_offers_one_to_256() -> None:
+    assert "option name Threads type spin default 1 min 1 max 256" in transcript("uci", "quit")
