@@ -409,10 +409,11 @@ def tune(params: tuple[str, ...], engine_spec: str, iterations: int, pairs: int,
 
 @main.command()
 @click.option("--trials", type=int, default=20, show_default=True)
-def latency(trials: int) -> None:
+@click.option("--threads", type=int, default=1, show_default=True, help="The engine's Threads option.")
+def latency(trials: int, threads: int) -> None:
     """How fast the engine answers uci, isready, stop and quit (mid-search)."""
     from engine.tools.latency import measure
-    for what, (median, worst) in measure(trials).items():
+    for what, (median, worst) in measure(trials, threads=threads).items():
         click.echo(f"{what:8} median {median:7.1f} ms   worst {worst:7.1f} ms")
 
 

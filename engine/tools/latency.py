@@ -21,7 +21,7 @@ def _read_until(proc: subprocess.Popen, prefix: str) -> float:
             return time.perf_counter()
 
 
-def one_trial(command: list[str], think: float) -> dict[str, float]:
+def one_trial(command: list[str], think: float, threads: int = 1) -> dict[str, float]:
     start = time.perf_counter()
     proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
 
@@ -32,6 +32,8 @@ def one_trial(command: list[str], think: float) -> dict[str, float]:
 
     send("uci")
     uciok = _read_until(proc, "uciok") - start
+    if threads > 1:
+        send(f"setoption name Threads value {threads}")
     send("isready")
     _read_until(proc, "readyok")
     send(POSITION)
@@ -49,8 +51,8 @@ def one_trial(command: list[str], think: float) -> dict[str, float]:
     return {"uciok": uciok, "isready": isready, "stop": stop, "quit": quit_}
 
 
-def measure(trials: int = 20, command: list[str] | None = None) -> dict[str, tuple[float, float]]:
-    """{what: (median ms, worst ms)}."""
-    runs = [one_trial(command or KNOWN["nmm"], 0.2 + 0.05 * (i % 7)) for i in range(trials)]
+def measure(trials: int = 20, command: list[str] | None = None, threads: int = 1) -> dict[str, tuple[float, float]]:
+    """{what: (median ms, worst ms)}, searching with ``threads`` threads."""
+    runs = [one_trial(command or KNOWN["nmm"], 0.2 + 0.05 * (i % 7), threads) for i in range(trials)]
     return {k: (statistics.median(r[k] for r in runs) * 1000, max(r[k] for r in runs) * 1000)
             for k in runs[0]}
