@@ -252,13 +252,16 @@ def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | Non
 
 
 @main.command("match-log")
-@click.argument("log", type=click.Path(exists=True, dir_okay=False))
+@click.argument("logs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
 @click.option("--sprt", nargs=2, type=float, default=(0.0, 10.0), show_default=True, metavar="ELO0 ELO1",
-              help="Normalised-Elo bounds for the log-likelihood ratio.")
-def match_log(log: str, sprt: tuple[float, float]) -> None:
-    """Summarise a match log, also one whose match was stopped early or still runs."""
+              help="Bounds for the log-likelihood ratio.")
+@click.option("--sprt-model", type=click.Choice(["normalized", "logistic"]), default="normalized",
+              show_default=True, help="Bounds in normalised or logistic Elo.")
+def match_log(logs: tuple[str, ...], sprt: tuple[float, float], sprt_model: str) -> None:
+    """Summarise a match log, also one whose match was stopped early or still runs;
+    several logs of the same engines read as one match (an SPRT continued)."""
     from engine.tools.match_log import summary
-    click.echo(summary(Path(log), *sprt))
+    click.echo(summary([Path(log) for log in logs], *sprt, sprt_model))
 
 
 @main.command()

@@ -134,3 +134,19 @@ def test_a_match_log_is_summarised_with_pairs_by_opening(tmp_path) -> None:
     assert read_games(log) == [(1.0, 1), (1.0, 2), (1.0, 1), (0.5, 2), (1.0, 3)]
     text = summary(log)
     assert text.startswith("5 games: +4 =1 -0") and "pentanomial [0, 0, 0, 1, 1] (2 pairs)" in text
+
+
+def test_two_logs_read_as_one_match_with_pairs_kept_within_each(tmp_path) -> None:
+    from engine.tools.match_log import summary
+    first, second = tmp_path / "a.log", tmp_path / "b.log"
+    first.write_text("game   1: 1-0     adjudicated win   (A white)  +1 =0 -0  opening 1\n"
+                     "game   2: 1/2-1/2 threefold repetition (A black)  +1 =1 -0  opening 1\n"
+                     "game   3: 1-0     adjudicated win   (A white)  +2 =1 -0  opening 2\n")
+    # The second log numbers its openings from 1 again: its opening 1 is another pair.
+    second.write_text("game   1: 0-1     adjudicated win   (A white)  +0 =0 -1  opening 1\n"
+                      "game   2: 1-0     adjudicated win   (A black)  +0 =0 -2  opening 1\n"
+                      "game   3: 0-1     adjudicated win   (A white)  +0 =0 -3  opening 2\n"
+                      "game   4: 1-0     adjudicated win   (A black)  +0 =0 -4  opening 2\n")
+    text = summary([first, second], 0, 20, "logistic")
+    assert text.startswith("7 games: +2 =1 -4")
+    assert "pentanomial [2, 0, 0, 1, 0] (3 pairs)" in text and "SPRT [0, 20] logistic" in text

@@ -7,6 +7,10 @@ lines back and gives what the match would have reported: W/D/L, Elo with its
 colours, normalised Elo and the SPRT's log-likelihood ratio. (Logs written
 before the lines named their opening pair games 2k-1 and 2k, which is right
 for matches at concurrency 1 only.)
+
+Several logs of the same two engines read as one match, in the order given:
+an SPRT stopped at the end of one session goes on in the next with the same
+bounds, and its test is taken over all the pairs.
 """
 from __future__ import annotations
 
@@ -38,19 +42,25 @@ def read_games(path: Path) -> list[tuple[float, int]]:
     return games
 
 
-def summary(path: Path, elo0: float = 0.0, elo1: float = 10.0) -> str:
-    games = read_games(path)
-    scores = [score for score, _ in games]
-    by_opening: dict[int, list[float]] = {}
-    for score, opening in games:
-        by_opening.setdefault(opening, []).append(score)
-    pairs = [(s[0], s[1]) for s in by_opening.values() if len(s) == 2]
+def summary(paths: Path | list[Path], elo0: float = 0.0, elo1: float = 10.0,
+            model: str = "normalized") -> str:
+    """The match's figures over the games of ``paths`` (one log, or several read as one)."""
+    paths = [paths] if isinstance(paths, Path) else paths
+    scores, pairs = [], []
+    for path in paths:              # openings are numbered per log: pair within each
+        games = read_games(path)
+        by_opening: dict[int, list[float]] = {}
+        for score, opening in games:
+            by_opening.setdefault(opening, []).append(score)
+        scores += [score for score, _ in games]
+        pairs += [(s[0], s[1]) for s in by_opening.values() if len(s) == 2]
     w, d, l = scores.count(1.0), scores.count(0.5), scores.count(0.0)
     _, elo, err = sprt.score_elo(scores)
     penta = sprt.pentanomial(pairs)
     nelo, nerr = sprt.normalized_elo(penta) if pairs else (0.0, 0.0)
-    llr = sprt.llr(penta, elo0, elo1) if pairs else 0.0
+    llr = sprt.llr(penta, elo0, elo1, model) if pairs else 0.0
     lower, upper = sprt.bounds()
+    name = "normalised" if model == "normalized" else "logistic"
     return (f"{len(scores)} games: +{w} ={d} -{l}, Elo {elo:+.1f} ± {err:.1f} (95%), LOS {sprt.los(w, l):.1%}; "
             f"pentanomial {penta} ({len(pairs)} pairs), normalised Elo {nelo:+.1f} ± {nerr:.1f}; "
-            f"SPRT [{elo0:g}, {elo1:g}] normalised: LLR {llr:.2f} (bounds {lower:.2f}, {upper:.2f})")
+            f"SPRT [{elo0:g}, {elo1:g}] {name}: LLR {llr:.2f} (bounds {lower:.2f}, {upper:.2f})")
