@@ -17,9 +17,10 @@ def searcher() -> Searcher:
     return Searcher(hash_mb=8)
 
 
+@pytest.mark.parametrize("threads", [2, 3])
 @pytest.mark.parametrize("fen, n", MATES)
-def test_mates_keep_their_distance_with_three_threads(searcher: Searcher, fen: str, n: int) -> None:
-    searcher.set_threads(3)
+def test_mates_keep_their_distance_with_threads(searcher: Searcher, fen: str, n: int, threads: int) -> None:
+    searcher.set_threads(threads)
     searcher.clear()
     lines = []
     result = searcher.search(Board(fen), depth=2 * n + 4, on_info=lines.append)
