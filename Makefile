@@ -142,7 +142,7 @@ tree-size: build
 # time forfeits: all must be 0).
 threads-study: build
 	mkdir -p reports/threads
-	$(PY) -m engine.cli study threads --depth 12 --count 200 --rounds 3 \
+	$(PY) -m engine.cli study threads --depth 13 --count 200 --rounds 3 \
 	    --out reports/threads/time_to_depth.csv 2>/dev/null | tee reports/threads/time_to_depth.log
 
 threads-match: build

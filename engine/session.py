@@ -408,11 +408,11 @@ class Session:
             self.info_string(f"go: depth {limits['depth']} nodes {limits['nodes']} mate {limits['mate']} "
                              f"soft {limits['soft_ms']} ms hard {limits['hard_ms']} ms "
                              f"ponder {go.ponder} waits for stop {go.waits_for_stop}")
-        last_move: list[str] = []       # the first move of the last line-1 report
+        last_pv: list[str] = []         # the PV of the last line-1 report
 
         def on_info(line: dict) -> None:
             if line["multipv"] == 1:
-                last_move[:] = line["pv"][:1]
+                last_pv[:] = line["pv"]
             self.send(format_info(line))
 
         def begin() -> None:
@@ -427,7 +427,9 @@ class Session:
         if best is None:
             return [f"info depth 0 score {'mate 0' if board.is_check() else 'cp 0'}", "bestmove 0000"]
         lines = []
-        if [best] != last_move:         # a stopped iteration found a new best move: say so
+        if result["line"]["pv"] != last_pv:
+            # A stopped iteration, or another thread, found the move played: say so,
+            # so that the last info line shows its line and its ponder move.
             lines.append(format_info(result["line"]))
         if not board.is_legal(best):    # cannot happen; if it ever does, never send it
             self.error(f"the search chose {best}, which is not legal here")

@@ -180,20 +180,17 @@ cdef class Searcher:
 
     cdef void _renew_helper_caches(self):
         """Empty the caches of helpers that last emptied them before the net or the
-        evaluation changed: given back and taken anew, zeroed page by page as used."""
+        evaluation changed (or ``clear``). Zeroed in place: pages the search
+        touched stay mapped, and a fresh page costs a page fault during the
+        next search, all the more when several threads fault at once."""
         cdef int i
         cdef Search* h
         for i in range(1, self.n_threads):
             if self.helper_epoch[i] == self.cache_epoch:
                 continue
             h = self.group.members[i]
-            free(h.nmm_cache)
-            free(h.td_cache)
-            h.nmm_cache = <NmmCacheEntry*>calloc(NMM_CACHE_SIZE, sizeof(NmmCacheEntry))
-            h.td_cache = <TdCacheEntry*>calloc(TD_CACHE_SIZE, sizeof(TdCacheEntry))
-            if h.nmm_cache == NULL or h.td_cache == NULL:
-                self._free_helpers()
-                raise MemoryError("no memory for the helper threads' caches; searching with one")
+            memset(h.nmm_cache, 0, NMM_CACHE_SIZE * sizeof(NmmCacheEntry))
+            memset(h.td_cache, 0, TD_CACHE_SIZE * sizeof(TdCacheEntry))
             self.helper_epoch[i] = self.cache_epoch
 
     @property
@@ -929,6 +926,7 @@ cdef class Searcher:
         s.nn_misses = 0
         s.hh_misses = 0
         self.tt.generation = (self.tt.generation + 1) % TT_GENERATIONS
+        self.tt.used = True
         memset(s.killers, 0, sizeof(s.killers))
         s.start_ms = now_ms() if start_ms is None else start_ms
 
@@ -963,18 +961,21 @@ cdef class Searcher:
 
     # --- what the search reports ---------------------------------------------
 
-    cdef dict _line(self, int index):
-        cdef RootMove* rm = &self.s.root[index]
+    cdef dict _line(self, int index, Search* src=NULL):
+        """Line ``index`` of the main search (or of ``src``, the thread whose move is played)."""
+        if src == NULL:
+            src = self.s
+        cdef RootMove* rm = &src.root[index]
         cdef int score = rm.score if rm.score != -INFINITE else rm.prev_score
         cdef double elapsed = max(now_ms() - self.s.start_ms, 0.001)
         bound = None
         if rm.score != -INFINITE and rm.bound == BOUND_LOWER:
             bound = "lowerbound"
-        elif rm.score != -INFINITE and rm.bound == BOUND_UPPER and index == self.s.pv_index:
+        elif rm.score != -INFINITE and rm.bound == BOUND_UPPER and index == src.pv_index:
             bound = "upperbound"
         return {
-            "depth": self.s.root_depth,
-            "seldepth": max(rm.seldepth, self.s.root_depth),
+            "depth": src.root_depth,
+            "seldepth": max(rm.seldepth, src.root_depth),
             "multipv": index + 1,
             "score": score,
             "mate": uci_score(score) or None,
@@ -983,7 +984,7 @@ cdef class Searcher:
             "nps": int(group_nodes(&self.group) * 1000 / elapsed),
             "time_ms": int(elapsed),
             "hashfull": tt_hashfull(&self.tt),
-            "pv": [move_to_uci(&self.s.pos, rm.pv[i]) for i in range(rm.pv_len)],
+            "pv": [move_to_uci(&src.pos, rm.pv[i]) for i in range(rm.pv_len)],
         }
 
     cdef void _report_lines(self, int first, int end):
@@ -996,20 +997,22 @@ cdef class Searcher:
             self.on_currmove(self.s.root_depth, move_to_uci(&self.s.pos, m), number)
 
     cdef dict _result(self):
-        cdef RootMove* rm = &self.s.root[0]
+        cdef Search* best = chosen_thread(&self.group)
+        cdef RootMove* rm = &best.root[0]
         if self.s.n_root == 0:
             return {"bestmove": None, "ponder": None, "score": 0, "mate": None,
                     "depth": 0, "nodes": group_nodes(&self.group), "time_ms": 0, "line": None}
         cdef int score = rm.prev_score if rm.prev_score != -INFINITE else rm.score
         return {
-            "bestmove": move_to_uci(&self.s.pos, rm.move),
-            "ponder": move_to_uci(&self.s.pos, rm.pv[1]) if rm.pv_len > 1 else None,
+            "bestmove": move_to_uci(&best.pos, rm.move),
+            "ponder": move_to_uci(&best.pos, rm.pv[1]) if rm.pv_len > 1 else None,
             "score": score,
             "mate": uci_score(score) or None,
-            "depth": self.s.completed_depth,
+            "depth": best.completed_depth,
             "nodes": group_nodes(&self.group),
             "time_ms": int(now_ms() - self.s.start_ms),
-            "line": self._line(0),
+            "line": self._line(0, best),
+            "thread": best.thread_index,
         }
 
     # --- evaluation ------------------------------------------------------------

@@ -4,9 +4,11 @@
 # killers, history, move memories), skipping some depths so that the threads
 # spread over different iterations instead of repeating one another; what
 # they store in the table orders and cuts the main search's tree. The main
-# search alone keeps the clock, reports and chooses the move. Once it is done
-# it raises the group's abort flag and waits for the helpers to unwind (they
-# poll the flag at every node, as they poll the stop flag).
+# search alone keeps the clock and reports. Once it is done it raises the
+# group's abort flag and waits for the helpers to unwind (they poll the flag
+# at every node, as they poll the stop flag); a helper that has searched the
+# depth `go` asked for raises it too. The move played is that of the thread
+# with the deepest completed iteration, the main one on a tie.
 #
 # The threads are POSIX threads started without the GIL: a helper never
 # touches a Python object.
@@ -46,9 +48,10 @@ SKIP_SIZE[:] = [1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4]
 SKIP_PHASE[:] = [0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7]
 
 
-cdef inline bint helper_skips(int thread_index, int depth) noexcept nogil:
+cdef inline bint helper_skips(int thread_index, int depth, int last) noexcept nogil:
+    """Whether helper ``thread_index`` leaves out ``depth`` (never ``last``, the deepest asked for)."""
     cdef int i
-    if thread_index == 0:
+    if thread_index == 0 or depth == last:
         return False            # the main search takes every depth
     i = (thread_index - 1) % 20
     return ((depth + SKIP_PHASE[i]) // SKIP_SIZE[i]) % 2 == 1
@@ -99,8 +102,24 @@ cdef void helper_prepare(Search* h, const Search* main, int index) noexcept nogi
 
 
 cdef void* helper_main(void* arg) noexcept nogil:
-    iterative_deepening(<Search*>arg)
+    cdef Search* h = <Search*>arg
+    iterative_deepening(h)
+    if h.completed_depth >= h.limits.depth:
+        store_int(&h.group.abort, 1)    # the depth asked for is searched: the others may stop
     return NULL
+
+
+cdef Search* chosen_thread(ThreadGroup* g) noexcept nogil:
+    """The search whose move is played: the deepest completed iteration wins,
+    the main search on a tie (and always with MultiPV, whose lines it alone has)."""
+    cdef Search* best = g.members[0]
+    cdef int i
+    if best.opt.multipv > 1:
+        return best
+    for i in range(1, g.n):
+        if g.members[i].completed_depth > best.completed_depth and g.members[i].n_root > 0:
+            best = g.members[i]
+    return best
 
 
 cdef void group_search(ThreadGroup* g, int wanted, pthread_t* threads) noexcept nogil:

@@ -22,13 +22,12 @@ def searcher() -> Searcher:
 def test_mates_keep_their_distance_with_threads(searcher: Searcher, fen: str, n: int, threads: int) -> None:
     searcher.set_threads(threads)
     searcher.clear()
-    lines = []
-    result = searcher.search(Board(fen), depth=2 * n + 4, on_info=lines.append)
-    assert result["mate"] == n
-    reference = chess.Board(fen)
-    for move in lines[-1]["pv"][: 2 * n - 1]:
+    result = searcher.search(Board(fen), depth=2 * n + 4)
+    assert result["mate"] == n and result["line"]["mate"] == n
+    reference = chess.Board(fen)          # the line of the thread whose move is played
+    for move in result["line"]["pv"][: 2 * n - 1]:
         reference.push_uci(move)
-    assert reference.is_checkmate(), lines[-1]["pv"]
+    assert reference.is_checkmate(), result["line"]["pv"]
 
 
 def test_the_helpers_search_and_their_nodes_are_counted(searcher: Searcher) -> None:
@@ -41,6 +40,10 @@ def test_the_helpers_search_and_their_nodes_are_counted(searcher: Searcher) -> N
     assert result["nodes"] == sum(per_thread)
     assert lines[-1]["nodes"] <= result["nodes"] and lines[-1]["nodes"] > per_thread[0] // 2
     assert result["bestmove"] in Board(MIDDLE_GAME).legal_moves()
+    # Whichever thread searched depth 10 first, its move and its line are the result.
+    assert result["depth"] == 10 and result["thread"] in (0, 1)
+    assert result["line"]["pv"][0] == result["bestmove"]
+    assert result["ponder"] == (result["line"]["pv"][1:2] or [None])[0]
 
 
 def test_a_go_nodes_limit_counts_every_thread(searcher: Searcher) -> None:
