@@ -586,11 +586,10 @@ def data_cutoffs(positions: str, out: str, depth: int, min_depth: int, min_ply: 
     The TWIC 2022 games are the outside test set: they are read only with --test-set."""
     from engine.data.batches import sample_positions
     from engine.data.cutoffs import collect
-    from engine.data.label import read_positions
+    from engine.data.label import fen_ply, read_positions
     if "twic" in Path(positions).name.lower() and not test_set:
         raise click.BadParameter("the TWIC games are the outside test set: give --test-set, and never train on it")
-    fens = [f for f in read_positions(Path(positions), every, limit)
-            if (int(f.split()[5]) - 1) * 2 + (f.split()[1] == "b") >= min_ply]
+    fens = [f for f in read_positions(Path(positions), every, limit) if fen_ply(f) >= min_ply]
     fens = sample_positions(fens, sample, seed)
     samples, ran = collect(fens, Path(out), depth, min_depth, batch, workers, cluster)
     click.echo(f"{len(fens)} positions searched to depth {depth}: {samples} cut-off samples in {out} "

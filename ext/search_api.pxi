@@ -2,7 +2,7 @@
 # the search state, runs a search with the GIL released, and turns the C
 # structs into Python values when the search reports.
 
-from libc.stdlib cimport calloc, free, malloc
+from libc.stdlib cimport calloc, free
 from libc.string cimport memcpy, memset
 
 
@@ -62,7 +62,7 @@ cdef class Searcher:
     cdef pthread_t* threads
     cdef int n_threads
     cdef int cache_epoch        # bumped whenever the caches' contents become wrong (new net, clear)
-    cdef int* helper_epoch      # the epoch each helper's caches were last emptied at
+    cdef int helpers_epoch      # the epoch the helpers' caches were last emptied at
 
     def __cinit__(self, hash_mb: int = 16):
         self.s = <Search*>calloc(1, sizeof(Search))
@@ -70,14 +70,7 @@ cdef class Searcher:
             raise MemoryError
         self.s.owner = <void*>self
         self.s.tt = &self.tt
-        self.group.members = <Search**>malloc(sizeof(Search*))
-        self.threads = <pthread_t*>malloc(sizeof(pthread_t))
-        if self.group.members == NULL or self.threads == NULL:
-            raise MemoryError
-        self.group.members[0] = self.s
-        self.group.n = 1
-        self.group.abort = 0
-        self.n_threads = 1
+        self.set_threads(1)
         self.s.group = &self.group
         self.s.thread_index = 0
         self.tt.buckets = NULL
@@ -142,24 +135,22 @@ cdef class Searcher:
         self._free_helpers()
         cdef Search** members = <Search**>calloc(n, sizeof(Search*))
         cdef pthread_t* threads = <pthread_t*>calloc(n, sizeof(pthread_t))
-        cdef int* epochs = <int*>calloc(n, sizeof(int))
         cdef int i
-        if members == NULL or threads == NULL or epochs == NULL:
+        if members == NULL or threads == NULL:
             free(members)
             free(threads)
-            free(epochs)
             raise MemoryError(f"no memory for {n} threads")
         free(self.group.members)
         free(self.threads)
-        self.group.members, self.threads, self.helper_epoch = members, threads, epochs
+        self.group.members, self.threads = members, threads
         members[0] = self.s
+        self.helpers_epoch = self.cache_epoch      # calloc's caches are empty
         for i in range(1, n):
             members[i] = <Search*>calloc(1, sizeof(Search))
             if members[i] != NULL:
                 members[i].nmm_cache = <NmmCacheEntry*>calloc(NMM_CACHE_SIZE, sizeof(NmmCacheEntry))
                 members[i].td_cache = <TdCacheEntry*>calloc(TD_CACHE_SIZE, sizeof(TdCacheEntry))
             self.n_threads = i + 1          # _free_helpers frees what is there
-            epochs[i] = self.cache_epoch
             if members[i] == NULL or members[i].nmm_cache == NULL or members[i].td_cache == NULL:
                 self._free_helpers()
                 raise MemoryError(f"no memory for {n} threads; searching with one")
@@ -173,25 +164,21 @@ cdef class Searcher:
                 free(self.group.members[i].td_cache)
                 free(self.group.members[i])
                 self.group.members[i] = NULL
-        free(self.helper_epoch)
-        self.helper_epoch = NULL
         self.n_threads = 1
         self.group.n = 1
 
     cdef void _renew_helper_caches(self):
-        """Empty the caches of helpers that last emptied them before the net or the
-        evaluation changed (or ``clear``). Zeroed in place: pages the search
-        touched stay mapped, and a fresh page costs a page fault during the
-        next search, all the more when several threads fault at once."""
+        """Empty the helpers' caches if the net or the evaluation changed (or
+        ``clear``) since they were last emptied. Zeroed in place: pages the
+        search touched stay mapped, and a fresh page costs a page fault during
+        the next search, all the more when several threads fault at once."""
         cdef int i
-        cdef Search* h
+        if self.helpers_epoch == self.cache_epoch:
+            return
         for i in range(1, self.n_threads):
-            if self.helper_epoch[i] == self.cache_epoch:
-                continue
-            h = self.group.members[i]
-            memset(h.nmm_cache, 0, NMM_CACHE_SIZE * sizeof(NmmCacheEntry))
-            memset(h.td_cache, 0, TD_CACHE_SIZE * sizeof(TdCacheEntry))
-            self.helper_epoch[i] = self.cache_epoch
+            memset(self.group.members[i].nmm_cache, 0, NMM_CACHE_SIZE * sizeof(NmmCacheEntry))
+            memset(self.group.members[i].td_cache, 0, TD_CACHE_SIZE * sizeof(TdCacheEntry))
+        self.helpers_epoch = self.cache_epoch
 
     @property
     def threads(self) -> int:
@@ -220,9 +207,7 @@ cdef class Searcher:
         The TD net's cached scores and first-layer sums go too: the sums
         carry float rounding from the path that built them, so a search
         after clear() gives the same nodes whatever was searched before."""
-        memset(self.s.nmm_cache, 0, NMM_CACHE_SIZE * sizeof(NmmCacheEntry))
-        memset(self.s.td_cache, 0, TD_CACHE_SIZE * sizeof(TdCacheEntry))
-        self.cache_epoch += 1
+        self._empty_caches(True, True)
         self.s.nmm_acc.valid = False
         self._forget_sums()
         memset(self.s.history, 0, sizeof(self.s.history))
@@ -291,8 +276,7 @@ cdef class Searcher:
         self.td.cp_scale = cp_scale
         self.td.on_handwritten = on_handwritten
         self.td.development = development
-        memset(self.s.td_cache, 0, TD_CACHE_SIZE * sizeof(TdCacheEntry))
-        self.cache_epoch += 1
+        self._empty_caches(False, True)
         self._forget_sums()
         self.s.td = &self.td
         self.clear_hash()
@@ -309,12 +293,19 @@ cdef class Searcher:
             raise ValueError("no TD net is loaded")
         if on and self.s.td == NULL:
             self.s.td = &self.td
-            memset(self.s.td_cache, 0, TD_CACHE_SIZE * sizeof(TdCacheEntry))
-            self.cache_epoch += 1
+            self._empty_caches(False, True)
             self._forget_sums()
             self.clear_hash()
         elif not on:
             self.clear_td()
+
+    cdef void _empty_caches(self, bint nmm, bint td):
+        """Empty the main search's NMM and/or TD caches; the helpers' follow at the next search."""
+        if nmm:
+            memset(self.s.nmm_cache, 0, NMM_CACHE_SIZE * sizeof(NmmCacheEntry))
+        if td:
+            memset(self.s.td_cache, 0, TD_CACHE_SIZE * sizeof(TdCacheEntry))
+        self.cache_epoch += 1
 
     cdef void _forget_sums(self):
         """The accumulators were another net's: the next evaluation recomputes them."""
@@ -406,8 +397,7 @@ cdef class Searcher:
         self.net.encoding = enc
         self.net.n_inputs = n_in
         self.net.binary = enc == ENC_MIRRORED or enc == ENC_CONTEXT
-        memset(self.s.nmm_cache, 0, NMM_CACHE_SIZE * sizeof(NmmCacheEntry))
-        self.cache_epoch += 1
+        self._empty_caches(True, False)
         self.s.nmm_acc.valid = False
         self.s.net = &self.net
 
@@ -917,7 +907,6 @@ cdef class Searcher:
         s.pondering = ponder
         s.stopped = 0
         s.nodes = 0
-        self.group.n = 1
         s.seldepth = 0
         s.root_depth = 0
         s.completed_depth = 0

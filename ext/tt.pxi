@@ -61,6 +61,10 @@ cdef inline int tt_bound(u64 data) noexcept nogil:
 cdef inline int tt_generation(u64 data) noexcept nogil:
     return data >> 58
 
+cdef inline bint tt_current(u64 data, int generation) noexcept nogil:
+    """A filled entry of this search's generation."""
+    return tt_bound(data) != BOUND_NONE and tt_generation(data) == generation
+
 cdef inline u64 tt_read(const TTEntry* e, u64 key) noexcept nogil:
     """The entry's data if it holds ``key`` (whole, not torn) and a bound; else 0."""
     cdef u64 data = e.data, check = e.check
@@ -156,8 +160,7 @@ cdef inline void tt_store(TTable* tt, u64 key, int depth, int score, int eval,
     cdef TTBucket* b = &tt.buckets[key & tt.mask]
     cdef TTEntry* e
     cdef u64 deep = b.deep.data, old
-    if ((b.deep.check ^ deep) == key or depth >= tt_depth(deep) or tt_generation(deep) != tt.generation
-            or tt_bound(deep) == BOUND_NONE):
+    if (b.deep.check ^ deep) == key or depth >= tt_depth(deep) or not tt_current(deep, tt.generation):
         e = &b.deep
     else:
         e = &b.recent
@@ -172,7 +175,6 @@ cdef int tt_hashfull(const TTable* tt) noexcept nogil:
     cdef int used = 0, i
     cdef u64 n = 500 if tt.mask + 1 >= 500 else tt.mask + 1
     for i in range(n):
-        used += tt_bound(tt.buckets[i].deep.data) != BOUND_NONE and tt_generation(tt.buckets[i].deep.data) == tt.generation
-        used += (tt_bound(tt.buckets[i].recent.data) != BOUND_NONE
-                 and tt_generation(tt.buckets[i].recent.data) == tt.generation)
+        used += tt_current(tt.buckets[i].deep.data, tt.generation)
+        used += tt_current(tt.buckets[i].recent.data, tt.generation)
     return used * 1000 // (2 * n)

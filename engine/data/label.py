@@ -32,7 +32,7 @@ def read_positions(path: Path, every: int = 1, limit: int | None = None,
     """FENs of an EPD/FEN file, or of every ``every``-th position of a PGN's games
     (with ``last_move``, after the first one as ``<fen before> moves <move>``).
 
-    >>> games = Path("tests/fixtures/games/masters_sample.pgn")
+    >>> games = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "games" / "masters_sample.pgn"
     >>> read_positions(games, every=10, limit=2, last_move=True)[1].split(" moves ")
     ['r1bqkbnr/1pp2ppp/p1np4/4p3/B3P3/5N2/PPPP1PPP/RNBQ1RK1 b kq - 1 5', 'c8d7']
     """
@@ -60,6 +60,16 @@ def read_positions(path: Path, every: int = 1, limit: int | None = None,
             fens.append(" ".join(fields[:6]) if len(fields) >= 6 and fields[4].isdigit() else
                         " ".join(fields[:4]) + " 0 1")
     return fens[:limit] if limit else fens
+
+
+def fen_ply(fen: str) -> int:
+    """Plies played before a FEN's position, from its move number and side to move.
+
+    >>> fen_ply("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1")
+    1
+    """
+    fields = fen.split()
+    return (int(fields[5]) - 1) * 2 + (fields[1] == "b")
 
 
 def board_of(position: str) -> "Board":

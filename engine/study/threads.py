@@ -26,12 +26,9 @@ def middle_game_positions(path: Path, count: int, seed: int, min_ply: int = 20) 
     a PGN's games at ply ``min_ply`` or later, or from an EPD file."""
     if path.suffix == ".npz":
         return held_out_positions(path, count, seed)
-    from engine.data.label import read_positions
-    fens = [f for f in read_positions(path, every=3)
-            if (int(f.split()[5]) - 1) * 2 + (f.split()[1] == "b") >= min_ply]
-    rng = np.random.default_rng(seed)
-    pick = np.sort(rng.choice(len(fens), min(count, len(fens)), replace=False))
-    return [fens[int(i)] for i in pick]
+    from engine.data.batches import sample_positions
+    from engine.data.label import fen_ply, read_positions
+    return sample_positions([f for f in read_positions(path, every=3) if fen_ply(f) >= min_ply], count, seed)
 
 
 def time_to_depth(searcher: Searcher, fen: str, depth: int) -> tuple[int, float]:
