@@ -524,6 +524,34 @@ def data_chessmaps(data_path: str | None, out: str, pgns: tuple[str, ...], games
     click.echo(f"wrote {out}: {len(db.keys):,} moves")
 
 
+@data.command("texel")
+@click.option("--data", "data_path", type=click.Path(file_okay=False), default=None,
+              help="The data folder (default: $NMM_DATA or ../shared/data).")
+@click.option("--pgn", "pgns", type=click.Path(exists=True, dir_okay=False), multiple=True,
+              help="PGN files instead of the master collections, e.g. the engine's own games "
+                   "(repeatable; never TWIC).")
+@click.option("--out", type=click.Path(dir_okay=False), default="var/texel/rows.npz", show_default=True)
+@click.option("--games", type=int, default=120_000, show_default=True, help="Games drawn at random (0: all).")
+@click.option("--every", type=click.IntRange(1), default=4, show_default=True,
+              help="One position in this many per game (then only the quiet ones).")
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--jobs", "-j", type=int, default=2, show_default=True)
+def data_texel(data_path: str | None, pgns: tuple[str, ...], out: str, games: int, every: int, seed: int,
+               jobs: int) -> None:
+    """Quiet game positions as the evaluation's weight counts, with results (for 'train texel')."""
+    import json
+
+    from engine.data.texel import build
+    from engine.perft import data_dir
+    try:
+        summary = build(Path(data_path) if data_path else data_dir(), Path(out), games or None, every, seed,
+                        jobs, [Path(p) for p in pgns] or None)
+    except ValueError as e:
+        raise click.ClickException(str(e)) from None
+    summary.pop("layout")
+    click.echo(json.dumps(summary, indent=2))
+
+
 @data.command("label")
 @click.argument("positions", type=click.Path(exists=True, dir_okay=False))
 @click.option("--out", type=click.Path(dir_okay=False), default="var/labels.csv", show_default=True,
@@ -650,6 +678,52 @@ def train_nmm(sets: str, learn_name: str, positions: int, encoding: str, loss: s
     if report:
         Path(report).parent.mkdir(parents=True, exist_ok=True)
         Path(report).write_text(json.dumps(info, indent=2))
+
+
+@train_group.command("texel")
+@click.option("--rows", "rows_file", type=click.Path(exists=True, dir_okay=False), default="var/texel/rows.npz",
+              show_default=True, help="Made by 'nmm-chess data texel'.")
+@click.option("--out", type=click.Path(dir_okay=False), default="ext/eval_weights.pxi", show_default=True,
+              help="The generated weights file (rebuild the core to use it).")
+@click.option("--report", type=click.Path(dir_okay=False), default="reports/texel/train.json", show_default=True)
+@click.option("--checkpoint", type=click.Path(dir_okay=False), default="var/texel/checkpoint.npz",
+              show_default=True, help="Written after every epoch.")
+@click.option("--resume", is_flag=True, help="Go on from --checkpoint.")
+@click.option("--epochs", type=click.IntRange(1), default=12, show_default=True)
+@click.option("--batch", type=click.IntRange(64), default=16384, show_default=True)
+@click.option("--lr", type=float, default=2.0, show_default=True, help="Adam's first step, centipawns.")
+@click.option("--lr-end", type=float, default=0.1, show_default=True, help="Its step in the last epoch.")
+@click.option("--k", type=float, default=None, help="The logistic scale (fitted when left out).")
+@click.option("--seed", type=int, default=1, show_default=True)
+def train_texel(rows_file: str, out: str, report: str, checkpoint: str, resume: bool, epochs: int, batch: int,
+                lr: float, lr_end: float, k: float | None, seed: int) -> None:
+    """Tune the handwritten evaluation's weights on game results (Texel's method)."""
+    import json
+    import shlex
+    import sys
+
+    from engine._core import eval_weights
+    from engine.data.texel import load
+    from engine.evaluation.weights import write_pxi
+    from engine.train.texel import Config, train
+    try:
+        header, rows = load(Path(rows_file))
+    except ValueError as e:
+        raise click.ClickException(str(e)) from None
+    config = Config(epochs=epochs, batch=batch, lr=lr, lr_end=lr_end, k=k, seed=seed)
+    result = train(rows, eval_weights(), config, Path(checkpoint), resume, log=click.echo)
+    command = "nmm-chess train texel " + " ".join(shlex.quote(a) for a in sys.argv[3:])
+    write_pxi(Path(out), result["weights"], [
+        f"Tuned by: {command}",
+        f"on {rows_file}: {header['rows']:,} quiet positions of {header['games']:,} games "
+        f"({', '.join(header['files'])}), seed {header['seed']}",
+        f"K {result['k']:.4f}; validation error {result['validation_start']:.6f} -> "
+        f"{result['validation_end']:.6f}"])
+    Path(report).parent.mkdir(parents=True, exist_ok=True)
+    result["data"] = header
+    result["command"] = command
+    Path(report).write_text(json.dumps(result, indent=1))
+    click.echo(f"wrote {out} and {report}; rebuild the core (make build) to play with the new weights")
 
 
 @train_group.command("regions")

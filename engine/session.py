@@ -99,6 +99,9 @@ class Session:
             Option("NullMove", "check", True, apply=configure("null_move")),
             Option("LateMoveReductions", "check", True, apply=configure("lmr")),
             Option("FutilityPruning", "check", True, apply=configure("futility")),
+            Option("SEEPruning", "check", False, apply=configure("see_pruning")),
+            Option("SingularExtensions", "check", False, apply=configure("singular")),
+            Option("CounterMoves", "check", False, apply=configure("counter_moves")),
             Option("Eval", "combo", "handwritten", choices=("handwritten", "td"), apply=self._set_eval),
             Option("EvalFile", "string", "nets/td.npz", apply=self._set_eval_file),
         ]

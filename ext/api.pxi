@@ -492,3 +492,88 @@ cdef _variants(Board board, list moves, int which, int every, u64 seed, Position
         fm[n] = var.fullmove
         n += 1
     return dense[:n], active[:n], stm[:n], phase[:n], hand[:n], fullmove[:n]
+
+
+# The handwritten evaluation's weights, for the tuner (engine/train/texel.py).
+
+def eval_weights() -> list[tuple[int, int]]:
+    """The weights the core evaluates with: (mg, eg) pairs in the layout of
+    ``engine.evaluation.weights``."""
+    return [(mg_of(EVAL_W[i]), eg_of(EVAL_W[i])) for i in range(N_EVAL_PARAMS)]
+
+
+def set_eval_weights(pairs) -> None:
+    """Evaluate with these weights from now on, in this process (tuning checks
+    and tests; the engine is built with ext/eval_weights.pxi). Boards set up
+    before keep their material and piece-square sums: set them up again."""
+    if len(pairs) != N_EVAL_PARAMS:
+        raise ValueError(f"{len(pairs)} weights, the core has {N_EVAL_PARAMS}")
+    values = [(int(mg), int(eg)) for mg, eg in pairs]
+    if any(not -32768 <= v <= 32767 for pair in values for v in pair):
+        raise ValueError("a weight does not fit in 16 bits")
+    for i, (mg, eg) in enumerate(values):
+        EVAL_W[i] = S(mg, eg)
+    init_psq()
+
+
+cdef int coefficients(Position* pos, float* coef, uint8_t* phase, uint8_t* scale) noexcept nogil:
+    """The counts the evaluation multiplies its weights by (White's minus
+    Black's) into ``coef``; returns the evaluation from White's view, tempo left out."""
+    cdef EvalTrace trace
+    cdef int i
+    for i in range(N_EVAL_PARAMS):
+        coef[i] = 0
+    trace.coef = coef
+    evaluate(pos, &trace)
+    phase[0] = trace.phase
+    scale[0] = trace.scale
+    return trace.total
+
+
+def eval_coefficients(Board board):
+    """(coef, phase, scale, score) of ``board``: coef (N_EVAL_PARAMS,) float32
+    as ``coefficients`` fills it, and the evaluation from White's view without
+    the tempo, which the weights reproduce as
+    ``(mg . coef * phase + eg . coef * scale / 64 * (24 - phase)) / 24``."""
+    import numpy as np
+    coef = np.zeros(N_EVAL_PARAMS, np.float32)
+    cdef float[::1] c = coef
+    cdef uint8_t phase, scale
+    score = coefficients(&board.pos, &c[0], &phase, &scale)
+    return coef, phase, scale, score
+
+
+def texel_rows(str fen, list moves, int every, int skip, u64 seed):
+    """The tuner's rows from one game: every ``every``-th position (from a
+    seeded offset) after the first ``skip`` plies that is quiet (``is_quiet``)
+    and has more than a bare king on both sides.
+    Returns coef (n, N_EVAL_PARAMS) float32, phase, scale, stm (n,) uint8 and
+    ply (n,) uint16. ValueError if a move is illegal."""
+    import numpy as np
+    cdef Board board = Board(fen)
+    cdef Py_ssize_t total = len(moves) + 1, i, n = 0
+    cdef u64 state = seed
+    cdef int offset = splitmix64(&state) % every if every > 1 else 0
+    coef = np.zeros((total // every + 1, N_EVAL_PARAMS), np.float32)
+    phase = np.zeros(len(coef), np.uint8)
+    scale = np.zeros(len(coef), np.uint8)
+    stm = np.zeros(len(coef), np.uint8)
+    ply = np.zeros(len(coef), np.uint16)
+    cdef float[:, ::1] c = coef
+    cdef uint8_t[::1] ph = phase
+    cdef uint8_t[::1] sc = scale
+    cdef uint8_t[::1] st = stm
+    cdef uint16_t[::1] pl = ply
+    for i in range(total):
+        if i > 0:
+            board.push(moves[i - 1])
+        if i < skip or i % every != offset or not is_quiet(&board.pos):
+            continue
+        if (board.pos.occ[WHITE] == board.pos.pieces[KING]
+                or board.pos.occ[BLACK] == board.pos.pieces[KING + 6]):
+            continue                # a bare king: mop-up, which has no weights, would count
+        coefficients(&board.pos, &c[n, 0], &ph[n], &sc[n])
+        st[n] = board.pos.stm
+        pl[n] = i
+        n += 1
+    return coef[:n], phase[:n], scale[:n], stm[:n], ply[:n]

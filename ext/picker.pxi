@@ -17,6 +17,7 @@ cdef enum:
     STAGE_BAD_CAPTURES = 6
     STAGE_DONE = 7
     STAGE_CHAINS = 8            # after the good captures, with MoveChains or MoveTables on
+    STAGE_COUNTER = 9           # after the killers, with CounterMoves on
 
 cdef void picker_init(Picker* p, Search* s, Move tt_move, int ply, int depth,
                       bint captures_only) noexcept nogil:
@@ -42,6 +43,11 @@ cdef void picker_init(Picker* p, Search* s, Move tt_move, int ply, int depth,
         p.killers[0] = s.killers[ply][0]
         p.killers[1] = s.killers[ply][1]
     p.killer_index = 0
+    p.counter = 0
+    if s.opt.counter_moves and not captures_only:
+        p.counter = counter_of(s, pos)
+        if p.counter == p.killers[0] or p.counter == p.killers[1]:
+            p.counter = 0
     p.n_bad = 0
     p.depth = depth
     p.has_aux = False
@@ -53,6 +59,14 @@ cdef void picker_init(Picker* p, Search* s, Move tt_move, int ply, int depth,
     p.from_chain = False
     p.from_table = False
     p.stage = STAGE_TT
+
+
+cdef inline Move counter_of(const Search* s, const Position* pos) noexcept nogil:
+    """The quiet move that last refuted the opponent's last move (0: none known)."""
+    cdef int to = last_move_to(pos)
+    if to < 0:
+        return 0
+    return s.counters[pos.board[to]][to]
 
 
 cdef inline Move pick_best(Picker* p, int end) noexcept nogil:
@@ -160,7 +174,14 @@ cdef Move picker_next(Picker* p, Search* s, int ply) noexcept nogil:
                 if (m and m != p.tt_move and contains(p.moves, p.n_noisy, p.n, m)
                         and not contains(p.chain, 0, p.n_chain, m)):
                     return m
+            p.stage = STAGE_COUNTER
+        elif p.stage == STAGE_COUNTER:
             p.stage = STAGE_QUIETS_INIT
+            m = p.counter
+            if (m and m != p.tt_move and contains(p.moves, p.n_noisy, p.n, m)
+                    and not contains(p.chain, 0, p.n_chain, m)):
+                return m
+            p.counter = 0               # not played here: the quiet stage must not skip it
         elif p.stage == STAGE_QUIETS_INIT:
             if (s.opt.ordering == ORDER_HISTORY or p.depth < s.opt.nmm_min_depth
                     or (SCORER_NEEDS_NET[s.opt.ordering] and (s.net == NULL or not p.net_allowed))):
@@ -177,7 +198,7 @@ cdef Move picker_next(Picker* p, Search* s, int ply) noexcept nogil:
         elif p.stage == STAGE_QUIETS:
             while p.cur < p.n:
                 m = pick_best(p, p.n)
-                if (m != p.tt_move and m != p.killers[0] and m != p.killers[1]
+                if (m != p.tt_move and m != p.killers[0] and m != p.killers[1] and m != p.counter
                         and not contains(p.chain, 0, p.n_chain, m)):
                     p.quiets_returned += 1
                     if p.has_nn:

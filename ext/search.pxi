@@ -187,6 +187,8 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
     cdef int original_alpha = alpha, R
     cdef bint check = in_check(pos), is_pv = beta - alpha > 1, improving, noisy, gives_check
     cdef bint futile, killer
+    cdef Move excluded = s.excluded[ply]
+    cdef int extension, singular_beta, prev_to
 
     if check and ply < 2 * s.root_depth:
         depth += 1                      # check extension
@@ -212,7 +214,9 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
 
     if s.td != NULL:
         td_prefetch(s.td, s.td_cache, pos)
-    hit = tt_probe(s.tt, pos.key, &entry)
+    # A singular-extension test (excluded move) is a different search of this
+    # position: it neither takes the table's verdict nor leaves its own there.
+    hit = tt_probe(s.tt, pos.key, &entry) if not excluded else False
     if hit:
         tt_move = entry.move
         tt_score = score_from_tt(entry.score, ply)
@@ -224,6 +228,8 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
 
     if check:
         eval = NO_SCORE
+    elif excluded:
+        eval = s.static_eval[ply]      # the node's own, set before the test
     elif hit:
         eval = entry.eval
     else:
@@ -232,7 +238,7 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
     improving = (not check and ply >= 2 and s.static_eval[ply - 2] != NO_SCORE
                  and eval > s.static_eval[ply - 2])
 
-    if not is_pv and not check:
+    if not is_pv and not check and not excluded:
         # Reverse futility: far enough above beta that a quiet move will not fall below it.
         if (s.opt.futility and depth <= 6 and eval < MATE_BOUND
                 and eval - 80 * depth + (30 if improving else 0) >= beta):
@@ -257,8 +263,28 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
 
     # Internal iterative reduction: with no move from the table, this node is
     # probably less important than its depth says.
-    if s.opt.lmr and depth >= 4 and tt_move == 0:
+    if s.opt.lmr and depth >= 4 and tt_move == 0 and not excluded:
         depth -= 1
+
+    # Singular extension: if every other move falls well short of the table
+    # move's score, the table move alone holds this node: search it a ply
+    # deeper. If even without it the node fails high, it is a cut node many
+    # times over (multi-cut): trust that.
+    extension = 0
+    if (s.opt.singular and depth >= 8 and hit and tt_move and not excluded and ply > 0
+            and entry.depth >= depth - 3 and entry.bound != BOUND_UPPER
+            and -MATE_BOUND < tt_score < MATE_BOUND and ply < 2 * s.root_depth):
+        singular_beta = tt_score - 2 * depth
+        s.excluded[ply] = tt_move
+        score = negamax(s, (depth - 1) // 2, singular_beta - 1, singular_beta, ply, False, cut_node)
+        s.excluded[ply] = 0
+        if s.stopped:
+            return 0
+        if score < singular_beta:
+            extension = 1
+        elif singular_beta >= beta:
+            return singular_beta
+        s.pv_len[ply] = ply
 
     picker_init(&picker, s, tt_move, ply, depth, False)
     picker.net_allowed = is_pv or cut_node or not s.opt.nmm_cut_nodes_only
@@ -275,6 +301,8 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
             m = beam_next(&beam, s, pos, best <= original_alpha)
             if m == 0:
                 break
+        if m == excluded:
+            continue
         noisy = is_noisy(pos, m)
         killer = m == s.killers[ply][0] or m == s.killers[ply][1]
         if (beam.on and not beam.readding
@@ -286,6 +314,13 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
             if depth <= 4 and quiets >= lmp_limit(s, &picker, depth, improving):
                 continue                # late-move pruning
             futile = depth <= 3 and eval + 60 + 100 * depth <= alpha
+        # SEE pruning: near the leaves, a move that loses material by exchange
+        # (more for a capture, which had its chance among the good ones) waits
+        # for no search.
+        if (s.opt.see_pruning and not is_pv and not check and searched > 0 and best > -MATE_BOUND
+                and depth <= 8 and m != tt_move
+                and see(pos, m) < (-100 * depth if noisy else -20 * depth * depth)):
+            continue
 
         make_move(pos, m)
         s.stubborn[ply + 1] = 0         # the child may return before its move loop
@@ -294,7 +329,7 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
         if futile and not gives_check:
             unmake_move(pos)
             continue                    # futility pruning: a quiet move cannot catch up
-        new_depth = depth - 1
+        new_depth = depth - 1 + (extension if m == tt_move else 0)
         if searched == 0:
             score = -negamax(s, new_depth, -beta, -alpha, ply + 1, True, not is_pv and not cut_node)
         else:
@@ -341,6 +376,10 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
                             s.killers[ply][1] = s.killers[ply][0]
                             s.killers[ply][0] = m
                         history_reward(s, pos, m, depth)
+                        if s.opt.counter_moves:
+                            prev_to = last_move_to(pos)
+                            if prev_to >= 0:
+                                s.counters[pos.board[prev_to]][prev_to] = m
                         if s.cutoffs != NULL:
                             record_cutoff(s.cutoffs, pos, &picker.moves[picker.n_noisy],
                                           picker.n - picker.n_noisy, m, depth, quiets - 1)
@@ -358,6 +397,8 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
             return -MATE + ply if check else 0      # mate or stalemate
         return alpha                                # every move was pruned
     long_branch_compare(&lb, s, best, beta, best_move)
+    if excluded:
+        return best
     tt_store(s.tt, pos.key, depth, best, eval if not check else 0,
              BOUND_LOWER if best >= beta else (BOUND_EXACT if best > original_alpha else BOUND_UPPER),
              best_move, ply)

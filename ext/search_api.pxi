@@ -95,6 +95,11 @@ cdef class Searcher:
         self.s.opt.regions_net = False
         self.s.opt.nmm_reductions = False
         self.s.opt.nmm_pruning = False
+        self.s.opt.see_pruning = False
+        self.s.opt.singular = False
+        self.s.opt.counter_moves = False
+        memset(self.s.counters, 0, sizeof(self.s.counters))
+        memset(self.s.excluded, 0, sizeof(self.s.excluded))
         self.s.opt.nmm_prob_high = 0.2
         self.s.opt.nmm_prob_low = 0.02
         self.s.net = NULL
@@ -212,6 +217,7 @@ cdef class Searcher:
         self._forget_sums()
         memset(self.s.history, 0, sizeof(self.s.history))
         memset(self.s.killers, 0, sizeof(self.s.killers))
+        memset(self.s.counters, 0, sizeof(self.s.counters))
         chains_clear(self.s)
         self.s.hhupdate = 0
         self.clear_hash()
@@ -522,8 +528,16 @@ cdef class Searcher:
                   forward_pruning: bool | None = None, beam_width: int | None = None,
                   long_branches: bool | None = None, regions_net: bool | None = None,
                   nmm_reductions: bool | None = None, nmm_pruning: bool | None = None,
-                  nmm_prob_high: float | None = None, nmm_prob_low: float | None = None) -> None:
+                  nmm_prob_high: float | None = None, nmm_prob_low: float | None = None,
+                  see_pruning: bool | None = None, singular: bool | None = None,
+                  counter_moves: bool | None = None) -> None:
         """Set search options; None leaves one as it is."""
+        if see_pruning is not None:
+            self.s.opt.see_pruning = see_pruning
+        if singular is not None:
+            self.s.opt.singular = singular
+        if counter_moves is not None:
+            self.s.opt.counter_moves = counter_moves
         if nmm_reductions is not None:
             self.s.opt.nmm_reductions = nmm_reductions
         if nmm_pruning is not None:
@@ -917,6 +931,7 @@ cdef class Searcher:
         self.tt.generation = (self.tt.generation + 1) % TT_GENERATIONS
         self.tt.used = True
         memset(s.killers, 0, sizeof(s.killers))
+        memset(s.excluded, 0, sizeof(s.excluded))
         s.start_ms = now_ms() if start_ms is None else start_ms
 
     def run(self, on_info=None, on_currmove=None) -> dict:
@@ -1019,6 +1034,7 @@ def eval_trace(Board board) -> dict:
     "phase": p, "scale": s, "total": cp}`` with ``total`` from White's view.
     """
     cdef EvalTrace trace
+    trace.coef = NULL
     evaluate(&board.pos, &trace)
     terms = {}
     for t in range(N_TERMS):

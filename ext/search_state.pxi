@@ -37,6 +37,9 @@ ctypedef struct SearchOptions:
     int beam_width          # safe other moves the beam keeps
     bint long_branches      # play reliable move-table paths out (long_branches.pxi)
     bint regions_net        # chessmaps weighs squares by the regions net (regions.pxi), not the hand rule
+    bint see_pruning        # skip moves that lose material by exchange near the leaves
+    bint singular           # extend a table move that alone holds the score
+    bint counter_moves      # try the move that last refuted the opponent's move, after the killers
 
 ctypedef struct Limits:
     int depth               # deepest iteration
@@ -102,6 +105,8 @@ ctypedef struct Search:
     int n_root
     RootMove root[MAX_MOVES]
     Move killers[MAX_PLY + 2][2]
+    Move counters[12][64]   # [piece][to] of the opponent's last move: the quiet move that refuted it
+    Move excluded[MAX_PLY + 2]  # per ply, the move a singular-extension test searches without
     int history[2][64][64]  # [side][from][to], rewarded by depth * depth on cut-offs
     u64 hhupdate            # how many rewards were given: scorers normalise by it
     int static_eval[MAX_PLY + 2]
@@ -163,6 +168,7 @@ ctypedef struct Picker:
     Move tt_move
     Move killers[2]
     int killer_index
+    Move counter                # the counter-move (CounterMoves), 0 if none or already a killer
     bint captures_only          # quiescence: good captures and nothing else
     bint net_allowed            # the node may order its quiet moves by the net
     Move bad[MAX_MOVES]

@@ -137,3 +137,41 @@ def test_material_counts(searcher: Searcher) -> None:
     equal = searcher.evaluate(Board("4k3/pppppppp/8/8/8/8/PPPPPPPP/4K3 w - - 0 1"))
     up_a_knight = searcher.evaluate(Board("4k3/pppppppp/8/8/8/8/PPPPPPPP/1N2K3 w - - 0 1"))
     assert 200 < up_a_knight - equal < 450
+
+
+EXTRAS = {"see_pruning": True, "singular": True, "counter_moves": True}
+
+
+@pytest.mark.parametrize("option", sorted(EXTRAS))
+@pytest.mark.parametrize("fen, n", MATES[2:6])
+def test_mates_found_with_each_search_extra(fen: str, n: int, option: str) -> None:
+    """SEE pruning, singular extensions and counter-moves keep mates at their distance."""
+    searcher = Searcher(hash_mb=8)
+    searcher.configure(**{option: True})
+    result, pv = pv_of(searcher, Board(fen), depth=2 * n + 6)
+    assert result["mate"] == n
+    reference = chess.Board(fen)
+    for move in pv[: 2 * n - 1]:
+        reference.push_uci(move)
+    assert reference.is_checkmate(), pv
+
+
+@pytest.mark.parametrize("option", sorted(EXTRAS))
+def test_search_extras_change_the_tree(option: str) -> None:
+    """Each option does something at depth 10 on the bench's first positions,
+    and the move it plays is legal; off again, the search is what it was."""
+    from engine.bench import POSITIONS
+    plain, extra = Searcher(hash_mb=8), Searcher(hash_mb=8)
+    extra.configure(**{option: True})
+    changed = False
+    for fen in POSITIONS[:4]:
+        a = plain.search(Board(fen), depth=10)
+        b = extra.search(Board(fen), depth=10)
+        changed |= a["nodes"] != b["nodes"]
+        assert chess.Move.from_uci(b["bestmove"]) in chess.Board(fen).legal_moves
+    assert changed
+    extra.configure(**{option: False})
+    plain.clear()
+    extra.clear()
+    assert (plain.search(Board(POSITIONS[5]), depth=9)["nodes"]
+            == extra.search(Board(POSITIONS[5]), depth=9)["nodes"])

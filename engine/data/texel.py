@@ -1,0 +1,93 @@
+"""``nmm-chess data texel``: game positions -> the rows the evaluation tuner fits.
+
+A row is one quiet position of a game (``texel_rows``: not in check, no
+capture that wins material, more than a bare king on each side) as the
+counts the handwritten evaluation multiplies its weights by, with the game's
+result. The tuner (``engine.train.texel``) needs nothing else: the evaluation
+of a row is linear in the weights.
+
+Written to ``--out`` (default var/texel/rows.npz): ``coef`` (rows, weights)
+float16 (counts are small integers; the king-danger count has 1/64 steps),
+``phase``, ``scale``, ``stm`` uint8, ``ply`` uint16, ``result`` float32 (1 a
+White win, 0.5 a draw, 0 a loss), ``game`` int32 (which game, for a
+validation split by game), and a JSON ``header``.
+
+The master collections only by default, never the TWIC 2022 file.
+"""
+from __future__ import annotations
+
+import json
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+from engine._core import STARTING_FEN, texel_rows
+from engine.data.pgn import batches
+from engine.data.td import MASTER_FILES, shuffled_texts, usable
+from engine.evaluation import weights
+
+SKIP_PLIES = 16         # the opening is book knowledge, not evaluation
+
+
+def _extract(work: tuple[list[str], int, int, int]) -> list[tuple]:
+    texts, every, first, seed = work
+    rows = []
+    for i, text in enumerate(texts):
+        game = usable(text)
+        if game is None:
+            continue
+        moves, result = game
+        try:
+            coef, phase, scale, stm, ply = texel_rows(STARTING_FEN, moves, every, SKIP_PLIES,
+                                                      seed * 1_000_003 + first + i)
+        except ValueError:
+            continue
+        if len(coef):
+            rows.append((coef.astype(np.float16), phase, scale, stm, ply, (result + 1) / 2, first + i))
+    return rows
+
+
+def build(data: Path, out: Path, games: int | None, every: int = 4, seed: int = 1, jobs: int = 2,
+          files: list[Path] | None = None) -> dict:
+    """Rows from ``games`` games (all if None) drawn at random from ``files``
+    (default: the master collections), one position in ``every`` per game."""
+    from tqdm import tqdm
+    files = files or [data / "games" / name for name in MASTER_FILES]
+    texts = shuffled_texts(files, seed)
+    if games:
+        texts = texts[:games]
+    parts: list[tuple] = []
+    with ProcessPoolExecutor(jobs) as pool, tqdm(total=len(texts), unit="game", desc="games",
+                                                 disable=None) as bar:
+        work = [(chunk, every, 500 * i, seed) for i, chunk in enumerate(batches(texts, 500))]
+        for part, (chunk, *_) in zip(pool.map(_extract, work), work):
+            parts += part
+            bar.update(len(chunk))
+    arrays = {
+        "coef": np.concatenate([p[0] for p in parts]),
+        "phase": np.concatenate([p[1] for p in parts]),
+        "scale": np.concatenate([p[2] for p in parts]),
+        "stm": np.concatenate([p[3] for p in parts]),
+        "ply": np.concatenate([p[4] for p in parts]),
+        "result": np.concatenate([np.full(len(p[0]), p[5], np.float32) for p in parts]),
+        "game": np.concatenate([np.full(len(p[0]), p[6], np.int32) for p in parts]),
+    }
+    summary = {"files": [f.name for f in files], "seed": seed, "every": every, "skip_plies": SKIP_PLIES,
+               "games": len(parts), "rows": int(len(arrays["result"])), "weights": weights.size(),
+               "layout": [[name, count] for name, count, _ in weights.LAYOUT],
+               "results": {k: int((arrays["result"] == v).sum()) for k, v in
+                           (("white wins", 1.0), ("draws", 0.5), ("black wins", 0.0))}}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(out, header=np.array(json.dumps(summary)), **arrays)
+    return summary
+
+
+def load(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
+    """(header, arrays) of a rows file; ValueError if its layout is not the core's."""
+    with np.load(path) as f:
+        header = json.loads(str(f["header"]))
+        arrays = {k: f[k] for k in f.files if k != "header"}
+    if header["layout"] != [[name, count] for name, count, _ in weights.LAYOUT]:
+        raise ValueError(f"{path} was built for another weight layout: build it again")
+    return header, arrays
