@@ -8,7 +8,7 @@ JOBS   ?= 2
 DEPS   := $(VENV)/.deps-installed
 CORE   := build/.core-built
 
-.PHONY: threads-study threads-match threads-soak cutoffs nmm-cut tree-size tree-size-deep chessmaps-study regions strategy run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
+.PHONY: texel-data texel search-sprt threads-study threads-match threads-soak cutoffs nmm-cut tree-size tree-size-deep chessmaps-study regions strategy run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
         td-data td-net td-leaf td-match td-bench evaluators clean
 
 DATA   ?= $(or $(NMM_DATA),../shared/data)
@@ -172,6 +172,22 @@ $(DEPS): pyproject.toml
 $(CORE): $(DEPS) setup.py $(wildcard ext/*.pyx ext/*.pxi ext/*.h)
 	$(PY) setup.py -q build_ext --inplace
 	@mkdir -p build && touch $@
+
+texel-data: build
+	$(PY) -m engine.cli data texel --data $(DATA) --games 0 --out var/texel/rows.npz
+
+# Writes ext/eval_weights.pxi: review the diff, rebuild, and let an SPRT
+# against the previous build decide (README, Strength).
+texel: build
+	$(PY) -m engine.cli train texel --rows var/texel/rows.npz
+
+# One search option against the engine without it, SPRT [0, 10] logistic Elo at 10+0.1:
+# make search-sprt OPTION=SEEPruning SEED=51
+search-sprt: build
+	mkdir -p reports/strength
+	$(PY) -m engine.cli match nmm:$(OPTION)=true nmm --games 2000 --tc 10+0.1 --seed $(SEED) \
+	    --sprt 0 10 --sprt-model logistic --concurrency $(or $(CONCURRENCY),1) \
+	    --pgn reports/strength/$(OPTION).pgn | tee reports/strength/$(OPTION).log
 
 clean:
 	rm -rf build ext/*.c engine/*.so .pytest_cache

@@ -694,9 +694,11 @@ def train_nmm(sets: str, learn_name: str, positions: int, encoding: str, loss: s
 @click.option("--lr", type=float, default=2.0, show_default=True, help="Adam's first step, centipawns.")
 @click.option("--lr-end", type=float, default=0.1, show_default=True, help="Its step in the last epoch.")
 @click.option("--k", type=float, default=None, help="The logistic scale (fitted when left out).")
+@click.option("--l2", type=float, default=5e-9, show_default=True,
+              help="Pull towards the starting weights (keeps rarely counted weights put).")
 @click.option("--seed", type=int, default=1, show_default=True)
 def train_texel(rows_file: str, out: str, report: str, checkpoint: str, resume: bool, epochs: int, batch: int,
-                lr: float, lr_end: float, k: float | None, seed: int) -> None:
+                lr: float, lr_end: float, k: float | None, l2: float, seed: int) -> None:
     """Tune the handwritten evaluation's weights on game results (Texel's method)."""
     import json
     import shlex
@@ -710,9 +712,9 @@ def train_texel(rows_file: str, out: str, report: str, checkpoint: str, resume: 
         header, rows = load(Path(rows_file))
     except ValueError as e:
         raise click.ClickException(str(e)) from None
-    config = Config(epochs=epochs, batch=batch, lr=lr, lr_end=lr_end, k=k, seed=seed)
+    config = Config(epochs=epochs, batch=batch, lr=lr, lr_end=lr_end, k=k, l2=l2, seed=seed)
     result = train(rows, eval_weights(), config, Path(checkpoint), resume, log=click.echo)
-    command = "nmm-chess train texel " + " ".join(shlex.quote(a) for a in sys.argv[3:])
+    command = " ".join(["nmm-chess train texel"] + [shlex.quote(a) for a in sys.argv[3:]])
     write_pxi(Path(out), result["weights"], [
         f"Tuned by: {command}",
         f"on {rows_file}: {header['rows']:,} quiet positions of {header['games']:,} games "
