@@ -368,6 +368,10 @@ cdef int mop_up(const Position* pos, int color) noexcept nogil:
         return 0
     if pos.pieces[PAWN + 6 * color]:
         return 0            # pawns: promotion, not mating technique, is the plan
+    if popcount(pos.occ[color]) == 3 and pos.pieces[BISHOP + 6 * color] and pos.pieces[KNIGHT + 6 * color]:
+        # Bishop and knight mate only in a corner of the bishop's colour.
+        return S(0, 4 * (7 - DISTANCE[pos.king[0]][pos.king[1]])
+                 + 30 * (7 - bishop_corner_distance(pos, color)))
     return S(0, 10 * center_distance(pos.king[them]) + 4 * (7 - DISTANCE[pos.king[0]][pos.king[1]]))
 
 
@@ -386,10 +390,11 @@ cdef int non_pawn_material(const Position* pos, int color) noexcept nogil:
 
 
 cdef int endgame_scale(const Position* pos, int eg) noexcept nogil:
-    """1/64ths: a side without pawns and at most a minor piece ahead rarely wins."""
+    """1/64ths: a side without pawns and at most a minor piece ahead rarely
+    wins; and the draws of endgames.pxi."""
     cdef int strong = WHITE if eg > 0 else BLACK
     if pos.pieces[PAWN + 6 * strong]:
-        return 64
+        return drawish_scale(pos, strong)
     if non_pawn_material(pos, strong) - non_pawn_material(pos, strong ^ 1) < 400:
         return 8
     return 64
@@ -426,6 +431,9 @@ cdef int evaluate_with(const Position* pos, const SideAttacks* att, EvalTrace* t
     cdef int danger[2]
     cdef int color, t, units, attackers, total, mg, eg, phase, scale, score
     cdef float* coef = trace.coef if trace != NULL else NULL
+    if (trace == NULL and popcount(pos.all) == 3
+            and popcount(pos.pieces[PAWN] | pos.pieces[PAWN + 6]) == 1):
+        return kpk_score(pos)           # king and pawn against king: known exactly
     for color in range(2):
         terms[T_PAWNS][color] = eval_pawns(pos, color, &terms[T_PASSED][color], coef)
         eval_pieces(pos, color, &att[color], &terms[T_MOBILITY][color], &terms[T_PIECES][color],
@@ -447,6 +455,8 @@ cdef int evaluate_with(const Position* pos, const SideAttacks* att, EvalTrace* t
     mg = mg_of(total)
     eg = eg_of(total)
     scale = endgame_scale(pos, eg)
+    if scale == 0 and trace == NULL:
+        return 0                        # a known draw (endgames.pxi), whatever the material says
     score = (mg * phase + eg * scale // 64 * (24 - phase)) // 24
     if trace != NULL:
         for t in range(T_PAWNS, N_TERMS):

@@ -1,0 +1,168 @@
+# Endgame knowledge the weights cannot learn: exact king-and-pawn against king
+# (a table built at start-up by retrograde analysis), and the draws that
+# material alone hides (opposite-coloured bishops, a bishop of the wrong
+# colour for its rook pawn, rook pawns against a king in their corner).
+#
+# KPK: the pawn's side is called "strong" and seen as White, its pawn on files
+# a-d (the board is mirrored otherwise). An entry is one position: side to
+# move, both kings, the pawn (24 squares: files a-d, ranks 2-7).
+
+from libc.string cimport memset
+
+cdef enum:
+    KPK_INVALID = 0     # bits, so that the results of a position's moves can be OR-ed
+    KPK_UNKNOWN = 1
+    KPK_DRAW = 2
+    KPK_WIN = 4
+    KPK_SIZE = 2 * 64 * 64 * 24
+
+cdef uint8_t KPK[KPK_SIZE]
+
+
+cdef inline int kpk_index(int stm, int wk, int bk, int pawn) noexcept nogil:
+    """``pawn`` on files a-d, ranks 2-7."""
+    return ((stm * 64 + wk) * 64 + bk) * 24 + (rank_of(pawn) - 1) * 4 + file_of(pawn)
+
+
+cdef inline int kpk_distance(int a, int b) noexcept nogil:
+    cdef int df = abs(file_of(a) - file_of(b)), dr = abs(rank_of(a) - rank_of(b))
+    return df if df > dr else dr
+
+
+cdef int kpk_initial(int stm, int wk, int bk, int pawn) noexcept nogil:
+    """What the position is before looking at any move: illegal, decided, or unknown."""
+    cdef int promo = pawn + 8
+    if (kpk_distance(wk, bk) <= 1 or wk == pawn or bk == pawn
+            or (stm == WHITE and PAWN_ATK[WHITE][pawn] & bit(bk))):
+        return KPK_INVALID
+    # White to move promotes safely: the queen is not taken, or is defended.
+    if (stm == WHITE and rank_of(pawn) == 6 and wk != promo and bk != promo
+            and (kpk_distance(bk, promo) > 1 or kpk_distance(wk, promo) == 1)):
+        return KPK_WIN
+    if stm == BLACK:
+        # Stalemate, or the pawn taken.
+        if not (KING_ATK[bk] & ~(KING_ATK[wk] | PAWN_ATK[WHITE][pawn])):
+            return KPK_DRAW
+        if KING_ATK[bk] & ~KING_ATK[wk] & bit(pawn):
+            return KPK_DRAW
+    return KPK_UNKNOWN
+
+
+cdef int kpk_classify(int stm, int wk, int bk, int pawn) noexcept nogil:
+    """One step of the analysis: what the moves lead to, as far as known."""
+    cdef int results = 0, to
+    cdef u64 b
+    if stm == WHITE:
+        b = KING_ATK[wk]
+        while b:
+            to = pop_lsb(&b)
+            results |= KPK[kpk_index(BLACK, to, bk, pawn)]
+        if rank_of(pawn) < 6:
+            results |= KPK[kpk_index(BLACK, wk, bk, pawn + 8)]
+        if rank_of(pawn) == 1 and pawn + 8 != wk and pawn + 8 != bk:
+            results |= KPK[kpk_index(BLACK, wk, bk, pawn + 16)]
+        if results & KPK_WIN:
+            return KPK_WIN
+        return KPK_UNKNOWN if results & KPK_UNKNOWN else KPK_DRAW
+    b = KING_ATK[bk]
+    while b:
+        to = pop_lsb(&b)
+        results |= KPK[kpk_index(WHITE, wk, to, pawn)]
+    if results & KPK_DRAW:
+        return KPK_DRAW
+    return KPK_UNKNOWN if results & KPK_UNKNOWN else KPK_WIN
+
+
+cdef void init_kpk() noexcept nogil:
+    """Retrograde analysis: classify until nothing changes (a few dozen passes)."""
+    cdef int stm, wk, bk, p, pawn, i, changed = 1
+    for stm in range(2):
+        for wk in range(64):
+            for bk in range(64):
+                for p in range(24):
+                    pawn = (p // 4 + 1) * 8 + p % 4
+                    KPK[kpk_index(stm, wk, bk, pawn)] = kpk_initial(stm, wk, bk, pawn)
+    while changed:
+        changed = 0
+        for stm in range(2):
+            for wk in range(64):
+                for bk in range(64):
+                    for p in range(24):
+                        pawn = (p // 4 + 1) * 8 + p % 4
+                        i = kpk_index(stm, wk, bk, pawn)
+                        if KPK[i] == KPK_UNKNOWN:
+                            KPK[i] = kpk_classify(stm, wk, bk, pawn)
+                            changed |= KPK[i] != KPK_UNKNOWN
+    for i in range(KPK_SIZE):
+        if KPK[i] == KPK_UNKNOWN:
+            KPK[i] = KPK_DRAW       # nothing forces a win: the defence holds
+
+init_kpk()
+
+
+cdef bint kpk_wins(const Position* pos) noexcept nogil:
+    """Does the side with the pawn win? (K+P against K only.)"""
+    cdef int strong = WHITE if pos.pieces[PAWN] else BLACK
+    cdef int pawn = lsb(pos.pieces[PAWN + 6 * strong])
+    cdef int wk = pos.king[strong], bk = pos.king[strong ^ 1], stm = pos.stm
+    if strong == BLACK:                 # seen from the pawn's side
+        pawn ^= 56
+        wk ^= 56
+        bk ^= 56
+        stm ^= 1
+    if file_of(pawn) > 3:
+        pawn ^= 7
+        wk ^= 7
+        bk ^= 7
+    return KPK[kpk_index(stm, wk, bk, pawn)] == KPK_WIN
+
+
+cdef int kpk_score(const Position* pos) noexcept nogil:
+    """K+P against K, side to move's view: 0 if drawn, else a won score that
+    grows as the pawn advances (so that the search makes progress)."""
+    cdef int strong = WHITE if pos.pieces[PAWN] else BLACK
+    cdef int score
+    if not kpk_wins(pos):
+        return 0
+    score = 800 + 20 * rank_of(relative_sq(strong, lsb(pos.pieces[PAWN + 6 * strong])))
+    return score if pos.stm == strong else -score
+
+
+cdef u64 LIGHT_SQUARES = 0x55AA55AA55AA55AA
+
+
+cdef inline bint is_light(u64 b) noexcept nogil:
+    return (b & LIGHT_SQUARES) != 0
+
+
+cdef int drawish_scale(const Position* pos, int strong) noexcept nogil:
+    """1/64ths of the end-game score that ``strong`` keeps (64: no rule applies)."""
+    cdef int weak = strong ^ 1, promo
+    cdef u64 pawns = pos.pieces[PAWN + 6 * strong], bishops = pos.pieces[BISHOP + 6 * strong]
+    cdef u64 pieces = pos.occ[strong] & ~pawns & ~pos.pieces[KING + 6 * strong]
+    cdef u64 weak_pieces = pos.occ[weak] & ~pos.pieces[PAWN + 6 * weak] & ~pos.pieces[KING + 6 * weak]
+    # Rook pawns on one file, with no help or only bishops that do not control
+    # the promotion square, against a king on it: the king cannot be driven out.
+    if (pawns and (pieces & ~bishops) == 0 and not weak_pieces
+            and (not (pawns & ~FILE_A_BB) or not (pawns & ~FILE_H_BB))):
+        promo = relative_sq(strong, 56 if pawns & FILE_A_BB else 63)
+        if kpk_distance(pos.king[weak], promo) <= 1 and (
+                not bishops or (not (bishops & LIGHT_SQUARES) or not (bishops & ~LIGHT_SQUARES))
+                and is_light(bishops) != is_light(bit(promo))):
+            return 0
+    # Opposite-coloured bishops: the defender blockades on the other colour.
+    if (popcount(pos.pieces[BISHOP]) == 1 and popcount(pos.pieces[BISHOP + 6]) == 1
+            and is_light(pos.pieces[BISHOP]) != is_light(pos.pieces[BISHOP + 6])):
+        if pieces == bishops and weak_pieces == pos.pieces[BISHOP + 6 * weak]:
+            return 24           # bishops and pawns only
+        return 48
+    return 64
+
+
+cdef int bishop_corner_distance(const Position* pos, int strong) noexcept nogil:
+    """K+B+N against K: how far the bare king is from a corner the bishop
+    controls (the only corners it can be mated in)."""
+    cdef int king = pos.king[strong ^ 1]
+    if is_light(pos.pieces[BISHOP + 6 * strong]):
+        return min(kpk_distance(king, 7), kpk_distance(king, 56))       # h1, a8
+    return min(kpk_distance(king, 0), kpk_distance(king, 63))           # a1, h8
