@@ -102,6 +102,9 @@ class Session:
             Option("SEEPruning", "check", False, apply=configure("see_pruning")),
             Option("SingularExtensions", "check", False, apply=configure("singular")),
             Option("CounterMoves", "check", False, apply=configure("counter_moves")),
+            Option("Razoring", "check", False, apply=configure("razoring")),
+            Option("ProbCut", "check", False, apply=configure("probcut")),
+            Option("CutNodeLMR", "check", False, apply=configure("cut_node_lmr")),
             Option("Eval", "combo", "handwritten", choices=("handwritten", "td"), apply=self._set_eval),
             Option("EvalFile", "string", "nets/td.npz", apply=self._set_eval_file),
         ]

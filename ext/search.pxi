@@ -169,6 +169,35 @@ cdef int qsearch(Search* s, int alpha, int beta, int ply) noexcept nogil:
     return best
 
 
+cdef enum:
+    PROBCUT_MARGIN = 200
+
+
+cdef int probcut(Search* s, int depth, int pc_beta, int ply, bint cut_node, int eval) noexcept nogil:
+    """ProbCut's captures: the score of the first that holds ``pc_beta``, else NO_SCORE."""
+    cdef Position* pos = &s.pos
+    cdef Picker picker
+    cdef Move m
+    cdef int score
+    picker_init(&picker, s, 0, ply, depth, True)      # good captures only
+    while True:
+        m = picker_next(&picker, s, ply)
+        if m == 0:
+            return NO_SCORE
+        if eval != NO_SCORE and eval + SEE_VALUE[captured_type(pos, m)] + 100 < pc_beta:
+            continue                    # not even winning the piece gets there
+        make_move(pos, m)
+        score = -qsearch(s, -pc_beta, -pc_beta + 1, ply + 1)
+        if score >= pc_beta:
+            score = -negamax(s, depth - 4, -pc_beta, -pc_beta + 1, ply + 1, True, not cut_node)
+        unmake_move(pos)
+        if s.stopped:
+            return 0
+        if score >= pc_beta:
+            tt_store(s.tt, pos.key, depth - 3, score, eval, BOUND_LOWER, m, ply)
+            return score
+
+
 cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_null,
                  bint cut_node) noexcept nogil:
     """Score of the position within (alpha, beta), ``depth`` plies plus quiescence.
@@ -239,6 +268,14 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
                  and eval > s.static_eval[ply - 2])
 
     if not is_pv and not check and not excluded:
+        # Razoring: so far below alpha that only a tactic could help; if
+        # quiescence finds none, trust it.
+        if s.opt.razoring and depth <= 3 and eval + 250 * depth <= alpha:
+            score = qsearch(s, alpha, alpha + 1, ply)
+            if s.stopped:
+                return 0
+            if score <= alpha:
+                return score
         # Reverse futility: far enough above beta that a quiet move will not fall below it.
         if (s.opt.futility and depth <= 6 and eval < MATE_BOUND
                 and eval - 80 * depth + (30 if improving else 0) >= beta):
@@ -260,6 +297,17 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
                 # Deep nodes: verify with a real search (no null move) before trusting it.
                 if negamax(s, depth - 1 - R, beta - 1, beta, ply, False, cut_node) >= beta:
                     return score
+
+    # ProbCut: a capture that keeps a margin above beta in quiescence and in a
+    # search four plies shallower would very likely cut off at full depth.
+    if (s.opt.probcut and not is_pv and not check and not excluded and depth >= 5
+            and -MATE_BOUND < beta < MATE_BOUND
+            and not (hit and entry.depth >= depth - 3 and tt_score < beta + PROBCUT_MARGIN)):
+        score = probcut(s, depth, beta + PROBCUT_MARGIN, ply, cut_node, eval)
+        if s.stopped:
+            return 0
+        if score != NO_SCORE:
+            return score
 
     # Internal iterative reduction: with no move from the table, this node is
     # probably less important than its depth says.
@@ -337,6 +385,8 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
             if s.opt.lmr and depth >= 3 and not noisy and not check and not gives_check:
                 r = LMR_TABLE[min(depth, 63)][min(searched, 63)]
                 r += (0 if improving else 1) - (1 if is_pv else 0) - (1 if killer else 0)
+                if s.opt.cut_node_lmr and cut_node:
+                    r += 1
                 if s.opt.nmm_reductions and picker.last_prob >= 0:
                     r += net_reduction(s, picker.last_prob)
                 r = max(0, min(r, new_depth - 1))

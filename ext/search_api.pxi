@@ -98,6 +98,9 @@ cdef class Searcher:
         self.s.opt.see_pruning = False
         self.s.opt.singular = False
         self.s.opt.counter_moves = False
+        self.s.opt.razoring = False
+        self.s.opt.probcut = False
+        self.s.opt.cut_node_lmr = False
         memset(self.s.counters, 0, sizeof(self.s.counters))
         memset(self.s.excluded, 0, sizeof(self.s.excluded))
         self.s.opt.nmm_prob_high = 0.2
@@ -530,8 +533,15 @@ cdef class Searcher:
                   nmm_reductions: bool | None = None, nmm_pruning: bool | None = None,
                   nmm_prob_high: float | None = None, nmm_prob_low: float | None = None,
                   see_pruning: bool | None = None, singular: bool | None = None,
-                  counter_moves: bool | None = None) -> None:
+                  counter_moves: bool | None = None, razoring: bool | None = None,
+                  probcut: bool | None = None, cut_node_lmr: bool | None = None) -> None:
         """Set search options; None leaves one as it is."""
+        if razoring is not None:
+            self.s.opt.razoring = razoring
+        if probcut is not None:
+            self.s.opt.probcut = probcut
+        if cut_node_lmr is not None:
+            self.s.opt.cut_node_lmr = cut_node_lmr
         if see_pruning is not None:
             self.s.opt.see_pruning = see_pruning
         if singular is not None:

@@ -40,6 +40,9 @@ ctypedef struct SearchOptions:
     bint see_pruning        # skip moves that lose material by exchange near the leaves
     bint singular           # extend a table move that alone holds the score
     bint counter_moves      # try the move that last refuted the opponent's move, after the killers
+    bint razoring           # far below alpha near the leaves: ask quiescence first
+    bint probcut            # a good capture that beats beta by a margin in a shallow search cuts off
+    bint cut_node_lmr       # reduce late moves one ply more at expected cut nodes
 
 ctypedef struct Limits:
     int depth               # deepest iteration

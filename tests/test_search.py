@@ -139,7 +139,8 @@ def test_material_counts(searcher: Searcher) -> None:
     assert 200 < up_a_knight - equal < 450
 
 
-EXTRAS = {"see_pruning": True, "singular": True, "counter_moves": True}
+EXTRAS = {"see_pruning": True, "singular": True, "counter_moves": True, "razoring": True,
+          "probcut": True, "cut_node_lmr": True}
 
 
 @pytest.mark.parametrize("option", sorted(EXTRAS))
