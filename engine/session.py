@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from engine import __version__
-from engine._core import MAX_THREADS, Board, Searcher, eval_trace
+from engine._core import MAX_THREADS, Board, Searcher, eval_trace, set_endgame_rules
 from engine.bench import DEFAULT_DEPTH, run_bench
 from engine.job import Job
 from engine.options import Option, OptionError, Options
@@ -107,6 +107,7 @@ class Session:
             Option("CutNodeLMR", "check", False, apply=configure("cut_node_lmr")),
             Option("Eval", "combo", "handwritten", choices=("handwritten", "td"), apply=self._set_eval),
             Option("EvalFile", "string", "nets/td.npz", apply=self._set_eval_file),
+            Option("EndgameRules", "check", True, apply=set_endgame_rules),
         ]
 
     @property

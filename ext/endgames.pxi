@@ -17,6 +17,13 @@ cdef enum:
     KPK_SIZE = 2 * 64 * 64 * 24
 
 cdef uint8_t KPK[KPK_SIZE]
+cdef bint endgame_rules = True      # the EndgameRules option (one engine, one value: process-wide)
+
+
+def set_endgame_rules(bint on) -> None:
+    """Use the KPK table and the drawish scales (default) or evaluate by the weights alone."""
+    global endgame_rules
+    endgame_rules = on
 
 
 cdef inline int kpk_index(int stm, int wk, int bk, int pawn) noexcept nogil:
@@ -138,6 +145,8 @@ cdef inline bint is_light(u64 b) noexcept nogil:
 cdef int drawish_scale(const Position* pos, int strong) noexcept nogil:
     """1/64ths of the end-game score that ``strong`` keeps (64: no rule applies)."""
     cdef int weak = strong ^ 1, promo
+    if not endgame_rules:
+        return 64
     cdef u64 pawns = pos.pieces[PAWN + 6 * strong], bishops = pos.pieces[BISHOP + 6 * strong]
     cdef u64 pieces = pos.occ[strong] & ~pawns & ~pos.pieces[KING + 6 * strong]
     cdef u64 weak_pieces = pos.occ[weak] & ~pos.pieces[PAWN + 6 * weak] & ~pos.pieces[KING + 6 * weak]

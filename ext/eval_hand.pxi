@@ -368,7 +368,8 @@ cdef int mop_up(const Position* pos, int color) noexcept nogil:
         return 0
     if pos.pieces[PAWN + 6 * color]:
         return 0            # pawns: promotion, not mating technique, is the plan
-    if popcount(pos.occ[color]) == 3 and pos.pieces[BISHOP + 6 * color] and pos.pieces[KNIGHT + 6 * color]:
+    if (endgame_rules and popcount(pos.occ[color]) == 3 and pos.pieces[BISHOP + 6 * color]
+            and pos.pieces[KNIGHT + 6 * color]):
         # Bishop and knight mate only in a corner of the bishop's colour.
         return S(0, 4 * (7 - DISTANCE[pos.king[0]][pos.king[1]])
                  + 30 * (7 - bishop_corner_distance(pos, color)))
@@ -431,7 +432,7 @@ cdef int evaluate_with(const Position* pos, const SideAttacks* att, EvalTrace* t
     cdef int danger[2]
     cdef int color, t, units, attackers, total, mg, eg, phase, scale, score
     cdef float* coef = trace.coef if trace != NULL else NULL
-    if (trace == NULL and popcount(pos.all) == 3
+    if (trace == NULL and endgame_rules and popcount(pos.all) == 3
             and popcount(pos.pieces[PAWN] | pos.pieces[PAWN + 6]) == 1):
         return kpk_score(pos)           # king and pawn against king: known exactly
     for color in range(2):

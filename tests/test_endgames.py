@@ -103,3 +103,23 @@ def test_bishop_and_knight_drive_to_the_bishops_corner(searcher: Searcher) -> No
     right = searcher.evaluate(Board("8/8/8/8/8/2N5/3K4/k4B2 w - - 0 1"))   # bare king a1: wrong corner
     better = searcher.evaluate(Board("k7/8/1K6/8/8/2N5/8/5B2 w - - 0 1"))  # bare king a8: right corner
     assert better > right
+
+
+def test_the_rules_can_be_switched_off(searcher: Searcher) -> None:
+    from engine._core import set_endgame_rules
+    fen = "k7/8/8/8/8/8/P7/K7 w - - 0 1"
+    try:
+        set_endgame_rules(False)
+        assert searcher.evaluate(Board(fen)) > 50          # a pawn up, by the weights
+    finally:
+        set_endgame_rules(True)
+    assert searcher.evaluate(Board(fen)) == 0
+
+
+def test_endgame_rules_option() -> None:
+    from uci_client import answers
+    out = answers("setoption name EndgameRules value false", "position fen k7/8/8/8/8/8/P7/K7 w - - 0 1",
+                  "go depth 1", until="bestmove")
+    assert any(" score cp " in line and " score cp 0 " not in line for line in out if line.startswith("info"))
+    out = answers("position fen k7/8/8/8/8/8/P7/K7 w - - 0 1", "go depth 1", until="bestmove")
+    assert any(" score cp 0 " in line for line in out if line.startswith("info"))
