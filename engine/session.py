@@ -105,6 +105,8 @@ class Session:
             Option("Razoring", "check", False, apply=configure("razoring")),
             Option("ProbCut", "check", False, apply=configure("probcut")),
             Option("CutNodeLMR", "check", False, apply=configure("cut_node_lmr")),
+            Option("ContinuationHistory", "check", False, apply=configure("cont_history")),
+            Option("HistoryLMR", "check", False, apply=configure("history_lmr")),
             Option("Eval", "combo", "handwritten", choices=("handwritten", "td"), apply=self._set_eval),
             Option("EvalFile", "string", "nets/td.npz", apply=self._set_eval_file),
             Option("EndgameRules", "check", True, apply=set_endgame_rules),

@@ -193,6 +193,9 @@ cdef Move picker_next(Picker* p, Search* s, int ply) noexcept nogil:
                 net_scores(s, p)            # the net steers reductions whatever orders the moves
             if p.has_nn:
                 p.nn_logz = log_sum_exp(&p.nn[p.n_noisy], p.n - p.n_noisy)
+            if s.opt.cont_history:
+                for i in range(p.n_noisy, p.n):
+                    p.scores[i] += stat_score(s, pos, p.moves[i], ply)
             p.cur = p.n_noisy
             p.stage = STAGE_QUIETS
         elif p.stage == STAGE_QUIETS:

@@ -186,6 +186,7 @@ cdef int probcut(Search* s, int depth, int pc_beta, int ply, bint cut_node, int 
             return NO_SCORE
         if eval != NO_SCORE and eval + SEE_VALUE[captured_type(pos, m)] + 100 < pc_beta:
             continue                    # not even winning the piece gets there
+        s.cont_key[ply] = move_key(pos, m)
         make_move(pos, m)
         score = -qsearch(s, -pc_beta, -pc_beta + 1, ply + 1)
         if score >= pc_beta:
@@ -217,7 +218,9 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
     cdef bint check = in_check(pos), is_pv = beta - alpha > 1, improving, noisy, gives_check
     cdef bint futile, killer
     cdef Move excluded = s.excluded[ply]
-    cdef int extension, singular_beta, prev_to
+    cdef int extension, singular_beta, prev_to, n_tried = 0
+    cdef Move tried[64]             # quiet moves searched, for the statistics' malus
+    cdef int stat = 0
 
     if check and ply < 2 * s.root_depth:
         depth += 1                      # check extension
@@ -284,6 +287,7 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
         if (s.opt.null_move and allow_null and depth >= 2 and eval >= beta
                 and beta > -MATE_BOUND and has_pieces(pos, pos.stm)):
             R = 3 + depth // 4 + min((eval - beta) // 200, 3)
+            s.cont_key[ply] = -1
             make_null(pos)
             score = -negamax(s, depth - 1 - R, -beta, -beta + 1, ply + 1, False, not cut_node)
             unmake_null(pos)
@@ -370,6 +374,9 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
                 and see(pos, m) < (-100 * depth if noisy else -20 * depth * depth)):
             continue
 
+        s.cont_key[ply] = move_key(pos, m)
+        if s.opt.history_lmr and not noisy:
+            stat = stat_score(s, pos, m, ply)
         make_move(pos, m)
         s.stubborn[ply + 1] = 0         # the child may return before its move loop
         s.stubborn_reply[ply + 1] = 0
@@ -385,6 +392,8 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
             if s.opt.lmr and depth >= 3 and not noisy and not check and not gives_check:
                 r = LMR_TABLE[min(depth, 63)][min(searched, 63)]
                 r += (0 if improving else 1) - (1 if is_pv else 0) - (1 if killer else 0)
+                if s.opt.history_lmr:
+                    r -= stat // 12000      # good statistics: less reduction, bad ones: more
                 if s.opt.cut_node_lmr and cut_node:
                     r += 1
                 if s.opt.nmm_reductions and picker.last_prob >= 0:
@@ -401,6 +410,9 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
         searched += 1
         if not noisy:
             quiets += 1
+            if n_tried < 64:
+                tried[n_tried] = m
+                n_tried += 1
         if picker.from_chain:
             if score >= beta:
                 s.chain_cutoffs += 1
@@ -426,6 +438,8 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
                             s.killers[ply][1] = s.killers[ply][0]
                             s.killers[ply][0] = m
                         history_reward(s, pos, m, depth)
+                        if s.opt.cont_history or s.opt.history_lmr:
+                            stats_after_cutoff(s, pos, m, tried, n_tried, ply, depth)
                         if s.opt.counter_moves:
                             prev_to = last_move_to(pos)
                             if prev_to >= 0:
@@ -466,6 +480,7 @@ cdef int search_root(Search* s, int depth, int alpha, int beta) noexcept nogil:
         rm = &s.root[i]
         if now_ms() - s.start_ms > 1000:
             report_currmove(s, rm.move, i + 1)
+        s.cont_key[0] = move_key(pos, rm.move)
         make_move(pos, rm.move)
         if i == s.pv_index:
             score = -negamax(s, depth - 1, -beta, -alpha, 1, True, False)

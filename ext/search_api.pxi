@@ -101,6 +101,10 @@ cdef class Searcher:
         self.s.opt.razoring = False
         self.s.opt.probcut = False
         self.s.opt.cut_node_lmr = False
+        self.s.opt.cont_history = False
+        self.s.opt.history_lmr = False
+        memset(self.s.quiet_stats, 0, sizeof(self.s.quiet_stats))
+        memset(self.s.cont_stats, 0, sizeof(self.s.cont_stats))
         memset(self.s.counters, 0, sizeof(self.s.counters))
         memset(self.s.excluded, 0, sizeof(self.s.excluded))
         self.s.opt.nmm_prob_high = 0.2
@@ -221,6 +225,8 @@ cdef class Searcher:
         memset(self.s.history, 0, sizeof(self.s.history))
         memset(self.s.killers, 0, sizeof(self.s.killers))
         memset(self.s.counters, 0, sizeof(self.s.counters))
+        memset(self.s.quiet_stats, 0, sizeof(self.s.quiet_stats))
+        memset(self.s.cont_stats, 0, sizeof(self.s.cont_stats))
         chains_clear(self.s)
         self.s.hhupdate = 0
         self.clear_hash()
@@ -534,8 +540,13 @@ cdef class Searcher:
                   nmm_prob_high: float | None = None, nmm_prob_low: float | None = None,
                   see_pruning: bool | None = None, singular: bool | None = None,
                   counter_moves: bool | None = None, razoring: bool | None = None,
-                  probcut: bool | None = None, cut_node_lmr: bool | None = None) -> None:
+                  probcut: bool | None = None, cut_node_lmr: bool | None = None,
+                  cont_history: bool | None = None, history_lmr: bool | None = None) -> None:
         """Set search options; None leaves one as it is."""
+        if cont_history is not None:
+            self.s.opt.cont_history = cont_history
+        if history_lmr is not None:
+            self.s.opt.history_lmr = history_lmr
         if razoring is not None:
             self.s.opt.razoring = razoring
         if probcut is not None:

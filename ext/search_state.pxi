@@ -43,6 +43,8 @@ ctypedef struct SearchOptions:
     bint razoring           # far below alpha near the leaves: ask quiescence first
     bint probcut            # a good capture that beats beta by a margin in a shallow search cuts off
     bint cut_node_lmr       # reduce late moves one ply more at expected cut nodes
+    bint cont_history       # add the signed statistics (stats.pxi) to every scorer's quiet scores
+    bint history_lmr        # reduce late quiet moves less, or more, as those statistics say
 
 ctypedef struct Limits:
     int depth               # deepest iteration
@@ -110,6 +112,9 @@ ctypedef struct Search:
     Move killers[MAX_PLY + 2][2]
     Move counters[12][64]   # [piece][to] of the opponent's last move: the quiet move that refuted it
     Move excluded[MAX_PLY + 2]  # per ply, the move a singular-extension test searches without
+    int16_t quiet_stats[2][64][64]      # signed, bounded history: [side][from][to] (stats.pxi)
+    int16_t cont_stats[12 * 64][12 * 64]    # [piece, to of a move][piece, to of the move after it]
+    int cont_key[MAX_PLY + 2]   # per ply, piece * 64 + to of the move made there (-1: a null move)
     int history[2][64][64]  # [side][from][to], rewarded by depth * depth on cut-offs
     u64 hhupdate            # how many rewards were given: scorers normalise by it
     int static_eval[MAX_PLY + 2]

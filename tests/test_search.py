@@ -140,7 +140,7 @@ def test_material_counts(searcher: Searcher) -> None:
 
 
 EXTRAS = {"see_pruning": True, "singular": True, "counter_moves": True, "razoring": True,
-          "probcut": True, "cut_node_lmr": True}
+          "probcut": True, "cut_node_lmr": True, "cont_history": True, "history_lmr": True}
 
 
 @pytest.mark.parametrize("option", sorted(EXTRAS))
