@@ -109,7 +109,7 @@ class Session:
             Option("HistoryLMR", "check", False, apply=configure("history_lmr")),
             Option("Eval", "combo", "handwritten", choices=("handwritten", "td"), apply=self._set_eval),
             Option("EvalFile", "string", "nets/td.npz", apply=self._set_eval_file),
-            Option("EndgameRules", "check", True, apply=set_endgame_rules),
+            Option("EndgameRules", "check", False, apply=set_endgame_rules),
         ]
 
     @property

@@ -17,11 +17,12 @@ cdef enum:
     KPK_SIZE = 2 * 64 * 64 * 24
 
 cdef uint8_t KPK[KPK_SIZE]
-cdef bint endgame_rules = True      # the EndgameRules option (one engine, one value: process-wide)
+cdef bint endgame_rules = False     # the EndgameRules option (one engine, one value: process-wide)
 
 
 def set_endgame_rules(bint on) -> None:
-    """Use the KPK table and the drawish scales (default) or evaluate by the weights alone."""
+    """Use the KPK table and the drawish scales, or evaluate by the weights alone
+    (the default until games have measured the rules: the EndgameRules option)."""
     global endgame_rules
     endgame_rules = on
 

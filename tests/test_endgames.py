@@ -4,12 +4,14 @@ import random
 import chess
 import pytest
 
-from engine._core import Board, Searcher
+from engine._core import Board, Searcher, set_endgame_rules
 
 
 @pytest.fixture(scope="module")
-def searcher() -> Searcher:
-    return Searcher(hash_mb=1)
+def searcher():
+    set_endgame_rules(True)
+    yield Searcher(hash_mb=1)
+    set_endgame_rules(False)
 
 
 @pytest.mark.parametrize("fen, verdict", [
@@ -106,7 +108,6 @@ def test_bishop_and_knight_drive_to_the_bishops_corner(searcher: Searcher) -> No
 
 
 def test_the_rules_can_be_switched_off(searcher: Searcher) -> None:
-    from engine._core import set_endgame_rules
     fen = "k7/8/8/8/8/8/P7/K7 w - - 0 1"
     try:
         set_endgame_rules(False)
@@ -118,8 +119,8 @@ def test_the_rules_can_be_switched_off(searcher: Searcher) -> None:
 
 def test_endgame_rules_option() -> None:
     from uci_client import answers
-    out = answers("setoption name EndgameRules value false", "position fen k7/8/8/8/8/8/P7/K7 w - - 0 1",
-                  "go depth 1", until="bestmove")
-    assert any(" score cp " in line and " score cp 0 " not in line for line in out if line.startswith("info"))
     out = answers("position fen k7/8/8/8/8/8/P7/K7 w - - 0 1", "go depth 1", until="bestmove")
+    assert any(" score cp " in line and " score cp 0 " not in line for line in out if line.startswith("info"))
+    out = answers("setoption name EndgameRules value true", "position fen k7/8/8/8/8/8/P7/K7 w - - 0 1",
+                  "go depth 1", until="bestmove")
     assert any(" score cp 0 " in line for line in out if line.startswith("info"))
