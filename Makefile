@@ -8,7 +8,7 @@ JOBS   ?= 2
 DEPS   := $(VENV)/.deps-installed
 CORE   := build/.core-built
 
-.PHONY: texel-data texel search-sprt threads-study threads-match threads-soak cutoffs nmm-cut tree-size tree-size-deep chessmaps-study regions strategy run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
+.PHONY: texel-data texel search-sprt endgame-match threads-study threads-match threads-soak cutoffs nmm-cut tree-size tree-size-deep chessmaps-study regions strategy run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
         td-data td-net td-leaf td-match td-bench evaluators clean
 
 DATA   ?= $(or $(NMM_DATA),../shared/data)
@@ -188,6 +188,13 @@ search-sprt: build
 	$(PY) -m engine.cli match nmm:$(OPTION)=true nmm --games 2000 --tc 10+0.1 --seed $(SEED) \
 	    --sprt 0 10 --sprt-model logistic --concurrency $(or $(CONCURRENCY),1) \
 	    --pgn reports/strength/$(OPTION).pgn | tee reports/strength/$(OPTION).log
+
+# The endgame rules from starts where they apply (both colours), 10+0.1.
+endgame-match: build
+	mkdir -p reports/strength
+	$(PY) -m engine.cli data endgame-starts --out reports/strength/endgame_starts.epd
+	$(PY) -m engine.cli match nmm:EndgameRules=true nmm --openings reports/strength/endgame_starts.epd \
+	    --games 200 --tc 10+0.1 --seed 1 --pgn reports/strength/endgame_rules.pgn | tee reports/strength/endgame_rules.log
 
 clean:
 	rm -rf build ext/*.c engine/*.so .pytest_cache

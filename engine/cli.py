@@ -552,6 +552,18 @@ def data_texel(data_path: str | None, pgns: tuple[str, ...], out: str, games: in
     click.echo(json.dumps(summary, indent=2))
 
 
+@data.command("endgame-starts")
+@click.option("--out", type=click.Path(dir_okay=False), default="reports/strength/endgame_starts.epd",
+              show_default=True)
+@click.option("--per-kind", type=click.IntRange(1), default=25, show_default=True)
+@click.option("--seed", type=int, default=1, show_default=True)
+def data_endgame_starts(out: str, per_kind: int, seed: int) -> None:
+    """Endgame start positions (KPK, wrong rook pawn, opposite bishops, KBNK) for EndgameRules matches."""
+    from engine.data.endgame_starts import write_epd
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    click.echo(f"{write_epd(Path(out), per_kind, seed)} positions in {out}")
+
+
 @data.command("label")
 @click.argument("positions", type=click.Path(exists=True, dir_okay=False))
 @click.option("--out", type=click.Path(dir_okay=False), default="var/labels.csv", show_default=True,

@@ -5,6 +5,7 @@ import pytest
 
 import engine._core
 import engine.data.batches
+import engine.data.endgame_starts
 import engine.data.label
 import engine.evaluation.features
 import engine.evaluation.weights
@@ -22,7 +23,7 @@ import engine.train.td_run
 import engine.train.tictactoe
 import engine.uci
 
-MODULES = [engine._core, engine.data.batches, engine.data.label, engine.study.tree_size, engine.tools.match_log, engine.evaluation.features,
+MODULES = [engine._core, engine.data.batches, engine.data.endgame_starts, engine.data.label, engine.study.tree_size, engine.tools.match_log, engine.evaluation.features,
            engine.evaluation.weights, engine.nets, engine.options, engine.perft,
            engine.protocol, engine.session, engine.study.ordering, engine.timeman, engine.train.td,
            engine.train.td_run, engine.train.tictactoe, engine.uci]
