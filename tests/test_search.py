@@ -32,7 +32,12 @@ def pv_of(searcher: Searcher, board: Board, **limits) -> tuple[dict, list[str]]:
 @pytest.mark.parametrize("fen, n", MATES)
 def test_mates_found_with_the_right_distance(searcher: Searcher, fen: str, n: int) -> None:
     searcher.clear()
-    result, pv = pv_of(searcher, Board(fen), depth=2 * n + 4)
+    assert_mates(searcher, fen, n, depth=2 * n + 4)
+
+
+def assert_mates(searcher: Searcher, fen: str, n: int, depth: int) -> None:
+    """The search finds mate in ``n`` and its PV delivers it."""
+    result, pv = pv_of(searcher, Board(fen), depth=depth)
     assert result["mate"] == n
     reference = chess.Board(fen)
     for move in pv[: 2 * n - 1]:
@@ -146,15 +151,10 @@ EXTRAS = {"see_pruning": True, "singular": True, "counter_moves": True, "razorin
 @pytest.mark.parametrize("option", sorted(EXTRAS))
 @pytest.mark.parametrize("fen, n", MATES[2:6])
 def test_mates_found_with_each_search_extra(fen: str, n: int, option: str) -> None:
-    """SEE pruning, singular extensions and counter-moves keep mates at their distance."""
+    """Each search option (pruning, extensions, ordering) keeps mates at their distance."""
     searcher = Searcher(hash_mb=8)
     searcher.configure(**{option: True})
-    result, pv = pv_of(searcher, Board(fen), depth=2 * n + 6)
-    assert result["mate"] == n
-    reference = chess.Board(fen)
-    for move in pv[: 2 * n - 1]:
-        reference.push_uci(move)
-    assert reference.is_checkmate(), pv
+    assert_mates(searcher, fen, n, depth=2 * n + 6)
 
 
 @pytest.mark.parametrize("option", sorted(EXTRAS))
