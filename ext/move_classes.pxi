@@ -75,7 +75,7 @@ cdef bint threatens(const Position* pos, Move m) noexcept nogil:
 cdef int move_class(const Position* pos, Move m, u64 own_en_prise) noexcept nogil:
     """The MC_ flags of ``m``; ``own_en_prise``: en_prise(pos, pos.stm)."""
     cdef int flags = 0
-    if is_noisy(pos, m) and move_flag(m) != F_CASTLE:       # castling "takes" its own rook
+    if is_noisy(pos, m):
         flags |= MC_CAPTURE
     if own_en_prise & bit(move_from(m)):
         flags |= MC_FORCED

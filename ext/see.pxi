@@ -6,8 +6,9 @@ SEE_VALUE[:] = [100, 300, 300, 500, 900, 20000, 0]
 
 
 cdef inline bint is_noisy(const Position* pos, Move m) noexcept nogil:
-    """Captures, en passant and promotions: what quiescence looks at."""
-    return pos.board[move_to(m)] != EMPTY or move_flag(m) >= F_EN_PASSANT
+    """Captures, en passant and promotions: what quiescence looks at. Castling,
+    encoded as the king taking its own rook, is a quiet move."""
+    return move_flag(m) >= F_EN_PASSANT or (pos.board[move_to(m)] != EMPTY and move_flag(m) != F_CASTLE)
 
 cdef inline int captured_type(const Position* pos, Move m) noexcept nogil:
     """Type of the piece ``m`` captures; 6 (no piece) for quiet moves and castling."""

@@ -120,3 +120,21 @@ def test_steering_finds_the_mates_at_their_distance() -> None:
     for fen, n in MATES:
         searcher.clear()
         assert searcher.search(Board(fen), depth=2 * n + 4)["mate"] == n, fen
+
+
+def test_castling_is_a_quiet_move() -> None:
+    """Castling (the king "takes" its own rook in the core's encoding) is
+    among the quiet moves a node ranks, not among the captures."""
+    fen = "r3k2r/p1pp1pb1/Bn3np1/4q3/1p2P3/2N2Q1p/PPPB1PPP/R3K2R w KQkq - 0 1"
+    searcher = Searcher(16)
+    searcher.record_cutoffs(100_000, min_depth=1)
+    searcher.search(Board(fen), depth=7)
+    recorded = searcher.take_cutoffs()
+    n = len(recorded["key"])
+    patterns, _, _ = co.to_patterns(recorded, np.arange(n), np.zeros(n))
+    castling_nodes = 0
+    for i in range(n):
+        quiets = {(int(a), int(b)) for a, b in patterns.legal[patterns.offsets[i]:patterns.offsets[i + 1], :2]}
+        assert quiets == quiet_pairs(patterns.fen(i))
+        castling_nodes += (chess.E1, chess.G1) in quiets
+    assert castling_nodes > 0
