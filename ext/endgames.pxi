@@ -1,5 +1,5 @@
 # Endgame knowledge the weights cannot learn: exact king-and-pawn against king
-# (a table built at start-up by retrograde analysis), and the draws that
+# (a table built by retrograde analysis when the rules are first switched on), and the draws that
 # material alone hides (opposite-coloured bishops, a bishop of the wrong
 # colour for its rook pawn, rook pawns against a king in their corner).
 #
@@ -17,13 +17,19 @@ cdef enum:
     KPK_SIZE = 2 * 64 * 64 * 24
 
 cdef uint8_t KPK[KPK_SIZE]
+cdef bint kpk_built = False
 cdef bint endgame_rules = False     # the EndgameRules option (one engine, one value: process-wide)
 
 
 def set_endgame_rules(bint on) -> None:
     """Use the KPK table and the drawish scales, or evaluate by the weights alone
-    (the default until games have measured the rules: the EndgameRules option)."""
-    global endgame_rules
+    (the default until games have measured the rules: the EndgameRules option).
+    The table is built the first time the rules are switched on (about 50 ms)."""
+    global endgame_rules, kpk_built
+    if on and not kpk_built:
+        with nogil:
+            init_kpk()
+        kpk_built = True
     endgame_rules = on
 
 
@@ -32,20 +38,15 @@ cdef inline int kpk_index(int stm, int wk, int bk, int pawn) noexcept nogil:
     return ((stm * 64 + wk) * 64 + bk) * 24 + (rank_of(pawn) - 1) * 4 + file_of(pawn)
 
 
-cdef inline int kpk_distance(int a, int b) noexcept nogil:
-    cdef int df = abs(file_of(a) - file_of(b)), dr = abs(rank_of(a) - rank_of(b))
-    return df if df > dr else dr
-
-
 cdef int kpk_initial(int stm, int wk, int bk, int pawn) noexcept nogil:
     """What the position is before looking at any move: illegal, decided, or unknown."""
     cdef int promo = pawn + 8
-    if (kpk_distance(wk, bk) <= 1 or wk == pawn or bk == pawn
+    if (DISTANCE[wk][bk] <= 1 or wk == pawn or bk == pawn
             or (stm == WHITE and PAWN_ATK[WHITE][pawn] & bit(bk))):
         return KPK_INVALID
     # White to move promotes safely: the queen is not taken, or is defended.
     if (stm == WHITE and rank_of(pawn) == 6 and wk != promo and bk != promo
-            and (kpk_distance(bk, promo) > 1 or kpk_distance(wk, promo) == 1)):
+            and (DISTANCE[bk][promo] > 1 or DISTANCE[wk][promo] == 1)):
         return KPK_WIN
     if stm == BLACK:
         # Stalemate, or the pawn taken.
@@ -105,8 +106,6 @@ cdef void init_kpk() noexcept nogil:
         if KPK[i] == KPK_UNKNOWN:
             KPK[i] = KPK_DRAW       # nothing forces a win: the defence holds
 
-init_kpk()
-
 
 cdef bint kpk_wins(const Position* pos) noexcept nogil:
     """Does the side with the pawn win? (K+P against K only.)"""
@@ -156,7 +155,7 @@ cdef int drawish_scale(const Position* pos, int strong) noexcept nogil:
     if (pawns and (pieces & ~bishops) == 0 and not weak_pieces
             and (not (pawns & ~FILE_A_BB) or not (pawns & ~FILE_H_BB))):
         promo = relative_sq(strong, 56 if pawns & FILE_A_BB else 63)
-        if kpk_distance(pos.king[weak], promo) <= 1 and (
+        if DISTANCE[pos.king[weak]][promo] <= 1 and (
                 not bishops or (not (bishops & LIGHT_SQUARES) or not (bishops & ~LIGHT_SQUARES))
                 and is_light(bishops) != is_light(bit(promo))):
             return 0
@@ -174,5 +173,5 @@ cdef int bishop_corner_distance(const Position* pos, int strong) noexcept nogil:
     controls (the only corners it can be mated in)."""
     cdef int king = pos.king[strong ^ 1]
     if is_light(pos.pieces[BISHOP + 6 * strong]):
-        return min(kpk_distance(king, 7), kpk_distance(king, 56))       # h1, a8
-    return min(kpk_distance(king, 0), kpk_distance(king, 63))           # a1, h8
+        return min(DISTANCE[king][7], DISTANCE[king][56])       # h1, a8
+    return min(DISTANCE[king][0], DISTANCE[king][63])           # a1, h8

@@ -61,12 +61,26 @@ cdef void picker_init(Picker* p, Search* s, Move tt_move, int ply, int depth,
     p.stage = STAGE_TT
 
 
-cdef inline Move counter_of(const Search* s, const Position* pos) noexcept nogil:
-    """The quiet move that last refuted the opponent's last move (0: none known)."""
+cdef inline Move* counter_slot(Search* s, const Position* pos) noexcept nogil:
+    """Where the quiet move that refuted the opponent's last move is kept
+    (keyed by the piece that moved and its square; NULL after a null move)."""
     cdef int to = last_move_to(pos)
     if to < 0:
-        return 0
-    return s.counters[pos.board[to]][to]
+        return NULL
+    return &s.counters[pos.board[to]][to]
+
+
+cdef inline Move counter_of(Search* s, const Position* pos) noexcept nogil:
+    """The quiet move that last refuted the opponent's last move (0: none known)."""
+    cdef Move* slot = counter_slot(s, pos)
+    return slot[0] if slot != NULL else 0
+
+
+cdef inline bint quiet_stage_move(const Picker* p, Move m) noexcept nogil:
+    """Whether a killer or counter-move ``m`` is one of this node's quiet moves
+    not already given (as the TT move or a chain move)."""
+    return (m and m != p.tt_move and contains(p.moves, p.n_noisy, p.n, m)
+            and not contains(p.chain, 0, p.n_chain, m))
 
 
 cdef inline Move pick_best(Picker* p, int end) noexcept nogil:
@@ -171,16 +185,13 @@ cdef Move picker_next(Picker* p, Search* s, int ply) noexcept nogil:
             while p.killer_index < 2:
                 m = p.killers[p.killer_index]
                 p.killer_index += 1
-                if (m and m != p.tt_move and contains(p.moves, p.n_noisy, p.n, m)
-                        and not contains(p.chain, 0, p.n_chain, m)):
+                if quiet_stage_move(p, m):
                     return m
             p.stage = STAGE_COUNTER
         elif p.stage == STAGE_COUNTER:
             p.stage = STAGE_QUIETS_INIT
-            m = p.counter
-            if (m and m != p.tt_move and contains(p.moves, p.n_noisy, p.n, m)
-                    and not contains(p.chain, 0, p.n_chain, m)):
-                return m
+            if quiet_stage_move(p, p.counter):
+                return p.counter
             p.counter = 0               # not played here: the quiet stage must not skip it
         elif p.stage == STAGE_QUIETS_INIT:
             if (s.opt.ordering == ORDER_HISTORY or p.depth < s.opt.nmm_min_depth

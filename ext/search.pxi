@@ -218,7 +218,8 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
     cdef bint check = in_check(pos), is_pv = beta - alpha > 1, improving, noisy, gives_check
     cdef bint futile, killer
     cdef Move excluded = s.excluded[ply]
-    cdef int extension, singular_beta, prev_to, n_tried = 0
+    cdef int extension, singular_beta, n_tried = 0
+    cdef Move* counter
     cdef Move tried[64]             # quiet moves searched, for the statistics' malus
     cdef int stat = 0
 
@@ -441,9 +442,9 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
                         if s.opt.cont_history or s.opt.history_lmr:
                             stats_after_cutoff(s, pos, m, tried, n_tried, ply, depth)
                         if s.opt.counter_moves:
-                            prev_to = last_move_to(pos)
-                            if prev_to >= 0:
-                                s.counters[pos.board[prev_to]][prev_to] = m
+                            counter = counter_slot(s, pos)
+                            if counter != NULL:
+                                counter[0] = m
                         if s.cutoffs != NULL:
                             record_cutoff(s.cutoffs, pos, &picker.moves[picker.n_noisy],
                                           picker.n - picker.n_noisy, m, depth, quiets - 1)

@@ -68,16 +68,17 @@ def size() -> int:
 
 def name_of(index: int) -> str:
     """A readable name for one weight, e.g. ``'PASSED 6'`` or ``'PSQ king g1'``."""
-    for name, start in reversed(list(offsets().items())):
-        if index >= start:
-            i = index - start
+    i = index
+    for name, count, _ in LAYOUT:
+        if 0 <= i < count:
             if name == "PSQ":
                 return f"PSQ {PIECES[i // 64]} {FILES[i % 8]}{i % 64 // 8 + 1}"
-            if name in ("MATERIAL",) or name.startswith("THREAT") or name == "SAFE_CHECK":
+            if name == "MATERIAL" or name.startswith("THREAT") or name == "SAFE_CHECK":
                 return f"{name} {PIECES[i]}"
             if name == "OUTPOST":
                 return f"{name} {PIECES[1 + i]}"
-            return name if dict((n, c) for n, c, _ in LAYOUT)[name] == 1 else f"{name} {i}"
+            return name if count == 1 else f"{name} {i}"
+        i -= count
     raise IndexError(index)
 
 

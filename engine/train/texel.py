@@ -57,7 +57,7 @@ class Config:
 def evaluate(coef: np.ndarray, phase: np.ndarray, scale: np.ndarray, stm: np.ndarray,
              w: np.ndarray) -> np.ndarray:
     """The evaluation of rows (White's view, centipawns) under weights ``w`` (n, 2)."""
-    c = coef.astype(np.float32)
+    c = coef.astype(np.float32, copy=False)
     mg = c @ w[:, 0].astype(np.float32)
     eg = c @ w[:, 1].astype(np.float32)
     ph = phase.astype(np.float32)
@@ -68,24 +68,26 @@ def expected(score: np.ndarray, k: float) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-k * LN10 / 400 * score))
 
 
-def loss(rows: dict[str, np.ndarray], idx: np.ndarray, w: np.ndarray, k: float, chunk: int = 65536) -> float:
-    total = 0.0
-    for i in range(0, len(idx), chunk):
-        j = idx[i:i + chunk]
-        p = expected(evaluate(rows["coef"][j], rows["phase"][j], rows["scale"][j], rows["stm"][j], w), k)
-        total += float(((rows["result"][j] - p) ** 2).sum())
-    return total / max(1, len(idx))
+def scores(rows: dict[str, np.ndarray], idx: np.ndarray, w: np.ndarray, chunk: int = 65536) -> np.ndarray:
+    """The evaluation of rows ``idx``, a chunk at a time (the counts are float16 on disk)."""
+    return np.concatenate([np.zeros(0, np.float32)] + [
+        evaluate(rows["coef"][j], rows["phase"][j], rows["scale"][j], rows["stm"][j], w)
+        for j in (idx[i:i + chunk] for i in range(0, len(idx), chunk))])
+
+
+def loss(rows: dict[str, np.ndarray], idx: np.ndarray, w: np.ndarray, k: float) -> float:
+    if len(idx) == 0:
+        return 0.0
+    return float(((rows["result"][idx] - expected(scores(rows, idx, w), k)) ** 2).mean())
 
 
 def fit_k(rows: dict[str, np.ndarray], idx: np.ndarray, w: np.ndarray) -> float:
     """The K that minimises the error of the starting weights (golden-section search)."""
-    scores = np.concatenate([evaluate(rows["coef"][idx[i:i + 65536]], rows["phase"][idx[i:i + 65536]],
-                                      rows["scale"][idx[i:i + 65536]], rows["stm"][idx[i:i + 65536]], w)
-                             for i in range(0, len(idx), 65536)])
+    scores_ = scores(rows, idx, w)
     result = rows["result"][idx]
 
     def err(k: float) -> float:
-        return float(((result - expected(scores, k)) ** 2).mean())
+        return float(((result - expected(scores_, k)) ** 2).mean())
 
     lo, hi = 0.1, 4.0
     g = (math.sqrt(5) - 1) / 2
@@ -100,9 +102,9 @@ def fit_k(rows: dict[str, np.ndarray], idx: np.ndarray, w: np.ndarray) -> float:
 
 def gradient(rows: dict[str, np.ndarray], j: np.ndarray, w: np.ndarray, k: float) -> np.ndarray:
     """d(mean squared error)/d(weights) over rows ``j``, shape (n, 2)."""
-    c = rows["coef"][j].astype(np.float32)
+    c = rows["coef"][j].astype(np.float32)         # converted once: the batch's costliest step
     ph = rows["phase"][j].astype(np.float32)
-    p = expected(evaluate(rows["coef"][j], rows["phase"][j], rows["scale"][j], rows["stm"][j], w), k)
+    p = expected(evaluate(c, rows["phase"][j], rows["scale"][j], rows["stm"][j], w), k)
     g = 2 * (p - rows["result"][j]) * p * (1 - p) * (k * LN10 / 400) / len(j)
     grad = np.empty_like(w)
     grad[:, 0] = c.T @ (g * ph / 24)
