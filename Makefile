@@ -182,12 +182,13 @@ texel: build
 	$(PY) -m engine.cli train texel --rows var/texel/rows.npz
 
 # One search option against the engine without it, SPRT [0, 10] logistic Elo at 10+0.1:
-# make search-sprt OPTION=SEEPruning SEED=51
+# make search-sprt OPTION=SEEPruning SEED=51; a combo's value by VALUE (OPTION=TimeManagement
+# VALUE=effort), another clock by TC (TC=60+0.6), a second part beside the first by PART=_b.
 search-sprt: build
 	mkdir -p reports/strength
-	$(PY) -m engine.cli match nmm:$(OPTION)=true nmm --games 2000 --tc 10+0.1 --seed $(SEED) \
-	    --sprt 0 10 --sprt-model logistic --concurrency $(or $(CONCURRENCY),1) \
-	    --pgn reports/strength/$(OPTION).pgn | tee reports/strength/$(OPTION).log
+	$(PY) -m engine.cli match nmm:$(OPTION)=$(or $(VALUE),true) nmm --games 2000 --tc $(or $(TC),10+0.1) \
+	    --seed $(SEED) --sprt 0 10 --sprt-model logistic --concurrency $(or $(CONCURRENCY),1) \
+	    --pgn reports/strength/$(OPTION)$(PART).pgn | tee reports/strength/$(OPTION)$(PART).log
 
 # The endgame rules from starts where they apply (both colours), 10+0.1.
 endgame-match: build
@@ -198,7 +199,7 @@ endgame-match: build
 
 # Issue 14's yardstick: 100 games a pairing at 10+0.1 (GAUNTLET_GAMES to change).
 strength-gauntlet: build
-	$(PY) -m engine.cli tournament nmm gnuchess toga2 glaurung \
+	$(PY) -m engine.cli tournament nmm gnuchess toga2 glaurung:Threads=1 \
 	    stockfish:UCI_LimitStrength=true,UCI_Elo=2400 stockfish:UCI_LimitStrength=true,UCI_Elo=2600 \
 	    --gauntlet --games $(or $(GAUNTLET_GAMES),100) --tc 10+0.1 --concurrency 2 --seed 71 \
 	    --out reports/strength/gauntlet

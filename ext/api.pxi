@@ -577,3 +577,17 @@ def texel_rows(str fen, list moves, int every, int skip, u64 seed):
         pl[n] = i
         n += 1
     return coef[:n], phase[:n], scale[:n], stm[:n], ply[:n]
+
+
+def think_factor(int stable, double best_share, int score_drop, bint effort) -> float:
+    """The share of the soft time limit the search thinks for before it starts
+    no new iteration (times 0.6): by how many iterations the best move has
+    held, and with ``effort`` (TimeManagement=effort) by the best move's share
+    of the last iteration's nodes and by how far the score fell.
+
+    >>> think_factor(0, 0.75, 0, False) > think_factor(5, 0.75, 0, False)
+    True
+    >>> think_factor(2, 0.95, 0, True) < think_factor(2, 0.4, 0, True)
+    True
+    """
+    return time_factor(stable, best_share, score_drop, effort)

@@ -475,6 +475,7 @@ cdef int search_root(Search* s, int depth, int alpha, int beta) noexcept nogil:
     cdef Position* pos = &s.pos
     cdef RootMove* rm
     cdef int i, j, score, best = -INFINITE
+    cdef u64 before
     for i in range(s.pv_index, s.n_root):
         s.root[i].score = -INFINITE
     for i in range(s.pv_index, s.n_root):
@@ -482,6 +483,7 @@ cdef int search_root(Search* s, int depth, int alpha, int beta) noexcept nogil:
         if now_ms() - s.start_ms > 1000:
             report_currmove(s, rm.move, i + 1)
         s.cont_key[0] = move_key(pos, rm.move)
+        before = s.nodes
         make_move(pos, rm.move)
         if i == s.pv_index:
             score = -negamax(s, depth - 1, -beta, -alpha, 1, True, False)
@@ -490,6 +492,7 @@ cdef int search_root(Search* s, int depth, int alpha, int beta) noexcept nogil:
             if alpha < score < beta:
                 score = -negamax(s, depth - 1, -beta, -alpha, 1, True, False)
         unmake_move(pos)
+        rm.nodes += s.nodes - before
         if s.stopped:
             break
         if i == s.pv_index or score > alpha:
@@ -544,8 +547,10 @@ cdef void init_root_moves(Search* s) noexcept nogil:
 cdef void iterative_deepening(Search* s) noexcept nogil:
     """Deepen one ply at a time until a limit says stop; root[0] is the move to play."""
     cdef int depth, score, alpha, beta, delta, lines, line, i, stable = 0
+    cdef int prev_best = NO_SCORE, prev_best2 = NO_SCORE
     cdef Move last_best = 0
-    cdef double elapsed, soft
+    cdef u64 iteration_start
+    cdef double elapsed, soft, best_share
     init_root_moves(s)
     if s.n_root == 0:
         return
@@ -558,6 +563,9 @@ cdef void iterative_deepening(Search* s) noexcept nogil:
         if s.thread_index and group_aborted(s):
             break
         s.root_depth = depth
+        iteration_start = s.nodes
+        for i in range(s.n_root):
+            s.root[i].nodes = 0
         for line in range(lines):
             s.pv_index = line
             s.seldepth = 0
@@ -607,11 +615,41 @@ cdef void iterative_deepening(Search* s) noexcept nogil:
         if s.limits.soft_ms > 0 and not s.pondering:
             if s.n_root == 1:
                 break                   # the only move: no need to think
-            # Think longer while the best move keeps changing, less once it settles.
-            soft = s.limits.soft_ms * (1.3 if stable == 0 else 1.0 if stable < 4 else 0.7)
+            best_share = <double>s.root[0].nodes / <double>max(s.nodes - iteration_start, 1)
+            soft = s.limits.soft_ms * time_factor(
+                stable, best_share, score_drop(s.root[0].score, prev_best, prev_best2),
+                s.opt.time_effort and depth >= 5)
             elapsed = now_ms() - s.start_ms
             if elapsed >= soft * 0.6:
                 break                   # the next iteration would likely overrun
+        prev_best2 = prev_best
+        prev_best = s.root[0].score
+
+
+cdef inline int score_drop(int score, int prev, int prev2) noexcept nogil:
+    """How far the best score fell below the last two iterations' (their
+    mean, against the odd-even swing of the depths); 0 for mates or no history."""
+    if prev == NO_SCORE or prev2 == NO_SCORE:
+        return 0
+    if not (-MATE_BOUND < score < MATE_BOUND and -MATE_BOUND < prev < MATE_BOUND
+            and -MATE_BOUND < prev2 < MATE_BOUND):
+        return 0
+    return (prev + prev2) // 2 - score
+
+
+cdef double time_factor(int stable, double best_share, int drop, bint effort) noexcept nogil:
+    """The share of the soft limit to think for, by how settled the search looks.
+
+    Think longer while the best move keeps changing, less once it settles.
+    With ``effort`` (TimeManagement=effort), also: less when the best move
+    took most of the last iteration's nodes (its rivals were refuted
+    cheaply), more when it took few (they were hard to refute), and more
+    while the score falls (find a way out while there is time)."""
+    cdef double f = 1.3 if stable == 0 else 1.0 if stable < 4 else 0.7
+    if effort:
+        f *= min(max(1.0 + (0.75 - best_share) * 1.6, 0.6), 1.5)
+        f *= min(max(1.0 + drop / 200.0, 0.85), 1.5)
+    return min(max(f, 0.35), 2.5)
 
 
 cdef void sort_multipv(Search* s) noexcept nogil:

@@ -103,6 +103,7 @@ cdef class Searcher:
         self.s.opt.cut_node_lmr = False
         self.s.opt.cont_history = False
         self.s.opt.history_lmr = False
+        self.s.opt.time_effort = False
         memset(self.s.quiet_stats, 0, sizeof(self.s.quiet_stats))
         memset(self.s.cont_stats, 0, sizeof(self.s.cont_stats))
         memset(self.s.counters, 0, sizeof(self.s.counters))
@@ -541,8 +542,11 @@ cdef class Searcher:
                   see_pruning: bool | None = None, singular: bool | None = None,
                   counter_moves: bool | None = None, razoring: bool | None = None,
                   probcut: bool | None = None, cut_node_lmr: bool | None = None,
-                  cont_history: bool | None = None, history_lmr: bool | None = None) -> None:
+                  cont_history: bool | None = None, history_lmr: bool | None = None,
+                  time_effort: bool | None = None) -> None:
         """Set search options; None leaves one as it is."""
+        if time_effort is not None:
+            self.s.opt.time_effort = time_effort
         if cont_history is not None:
             self.s.opt.cont_history = cont_history
         if history_lmr is not None:

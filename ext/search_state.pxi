@@ -45,6 +45,7 @@ ctypedef struct SearchOptions:
     bint cut_node_lmr       # reduce late moves one ply more at expected cut nodes
     bint cont_history       # add the signed statistics (stats.pxi) to every scorer's quiet scores
     bint history_lmr        # reduce late quiet moves less, or more, as those statistics say
+    bint time_effort        # time: also weigh the best move's share of the nodes and a falling score
 
 ctypedef struct Limits:
     int depth               # deepest iteration
@@ -62,6 +63,7 @@ ctypedef struct RootMove:
     int bound               # BOUND_EXACT, or the bound an aspiration failure left
     int seldepth
     int pv_len
+    u64 nodes               # nodes spent under this move in the current iteration
     Move pv[MAX_PLY + 1]
 
 ctypedef struct StrategyDb:     # the ChessMaps strategy database (engine/data/strategy.py)

@@ -28,6 +28,18 @@ def test_identity_and_options(engine) -> None:
     assert "history" in opts["MoveOrdering"].var
 
 
+def test_effort_time_management_through_uci(engine) -> None:
+    """TimeManagement is a combo the GUI sees; with `effort` a game on a clock is legal."""
+    assert engine.options["TimeManagement"].var == ["stability", "effort"]
+    engine.configure({"TimeManagement": "effort"})
+    board = chess.Board()
+    limit = chess.engine.Limit(white_clock=2, black_clock=2, white_inc=0.05, black_inc=0.05)
+    for _ in range(12):
+        result = engine.play(board, limit, game="g")
+        assert result.move in board.legal_moves
+        board.push(result.move)
+
+
 def test_plays_a_legal_game_with_clocks(engine) -> None:
     board = chess.Board()
     limit = chess.engine.Limit(white_clock=3, black_clock=3, white_inc=0.05, black_inc=0.05)
