@@ -1040,5 +1040,19 @@ def study_predict(sets: str, out: str, extra: tuple[str, ...], nets: tuple[str, 
         click.echo("  ".join(f"{k}={v}" for k, v in r.items()))
 
 
+@study.command("endgames")
+@click.argument("pgns", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--out", type=click.Path(dir_okay=False), help="Write the report here too.")
+def study_endgames(pgns: tuple[str, ...], out: str | None) -> None:
+    """In which endings the engine dropped points in the games of PGNS."""
+    from engine.study.endgame_losses import endings, report
+    lines = report(list(endings(Path(p) for p in pgns)))
+    text = "\n".join(lines) + "\n"
+    click.echo(text, nl=False)
+    if out:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        Path(out).write_text(text)
+
+
 if __name__ == "__main__":
     main()

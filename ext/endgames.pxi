@@ -1,7 +1,8 @@
 # Endgame knowledge the weights cannot learn: exact king-and-pawn against king
 # (a table built by retrograde analysis when the rules are first switched on), and the draws that
 # material alone hides (opposite-coloured bishops, a bishop of the wrong
-# colour for its rook pawn, rook pawns against a king in their corner).
+# colour for its rook pawn, rook pawns against a king in their corner, two
+# knights against a bare king).
 #
 # KPK: the pawn's side is called "strong" and seen as White, its pawn on files
 # a-d (the board is mirrored otherwise). An entry is one position: side to
@@ -166,6 +167,15 @@ cdef int drawish_scale(const Position* pos, int strong) noexcept nogil:
             return 24           # bishops and pawns only
         return 48
     return 64
+
+
+cdef bint two_knights_alone(const Position* pos, int strong) noexcept nogil:
+    """K+N+N against a bare king: no mate can be forced (only helped), a draw.
+    Found in the engine's own games: twice it traded down to it a piece up,
+    expecting to win (``nmm-chess study endgames``)."""
+    return (endgame_rules and pos.occ[strong ^ 1] == bit(pos.king[strong ^ 1])
+            and pos.occ[strong] & ~pos.pieces[KING + 6 * strong] == pos.pieces[KNIGHT + 6 * strong]
+            and popcount(pos.pieces[KNIGHT + 6 * strong]) == 2)
 
 
 cdef int bishop_corner_distance(const Position* pos, int strong) noexcept nogil:

@@ -396,6 +396,8 @@ cdef int endgame_scale(const Position* pos, int eg) noexcept nogil:
     cdef int strong = WHITE if eg > 0 else BLACK
     if pos.pieces[PAWN + 6 * strong]:
         return drawish_scale(pos, strong)
+    if two_knights_alone(pos, strong):
+        return 0
     if non_pawn_material(pos, strong) - non_pawn_material(pos, strong ^ 1) < 400:
         return 8
     return 64

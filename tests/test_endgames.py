@@ -100,6 +100,18 @@ def test_opposite_bishops_are_drawish(searcher: Searcher) -> None:
     assert 0 < opposite < same
 
 
+def test_two_knights_cannot_mate_a_bare_king(searcher: Searcher) -> None:
+    assert searcher.evaluate(Board("8/8/3k4/8/8/2NN4/3K4/8 w - - 0 1")) == 0
+    assert searcher.evaluate(Board("8/8/3k4/8/8/2nn4/3K4/8 w - - 0 1")) == 0
+    # With a pawn to stop (no stalemate to fear) two knights can win: no rule.
+    assert searcher.evaluate(Board("8/8/3k4/3p4/8/2NN4/3K4/8 w - - 0 1")) > 200
+    set_endgame_rules(False)
+    try:
+        assert searcher.evaluate(Board("8/8/3k4/8/8/2NN4/3K4/8 w - - 0 1")) > 200
+    finally:
+        set_endgame_rules(True)
+
+
 def test_bishop_and_knight_drive_to_the_bishops_corner(searcher: Searcher) -> None:
     # A light-squared bishop (f1) mates on h1 or a8, not on a1 or h8.
     right = searcher.evaluate(Board("8/8/8/8/8/2N5/3K4/k4B2 w - - 0 1"))   # bare king a1: wrong corner
