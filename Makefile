@@ -140,9 +140,10 @@ tree-size: build
 # Lazy SMP (issue 13): time to depth, 1 against 2 threads (wall-clock: run it on an idle machine),
 # a match of 2 threads against 1 at 10+0.1, and 200 fast games with 2 threads (crashes, illegal moves,
 # time forfeits: all must be 0).
+# Depth 15 is about what a middle-game move reaches at 10+0.1 (0.2-0.3 s a move).
 threads-study: build
 	mkdir -p reports/threads
-	$(PY) -m engine.cli study threads --depth 13 --count 200 --rounds 3 \
+	$(PY) -m engine.cli study threads --depth 15 --bench-depth 15 --count 200 --rounds 3 \
 	    --out reports/threads/time_to_depth.csv 2>/dev/null | tee reports/threads/time_to_depth.log
 
 threads-match: build

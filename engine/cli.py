@@ -997,7 +997,9 @@ def study_tree_size(positions_file: str, count: int, seed: int, depth: int, roun
                    "(default: the TWIC 2022 games in the data folder).")
 @click.option("--count", type=int, default=200, show_default=True)
 @click.option("--seed", type=int, default=1, show_default=True)
-@click.option("--depth", type=int, default=12, show_default=True)
+@click.option("--depth", type=int, default=12, show_default=True, help="Depth for the middle games.")
+@click.option("--bench-depth", type=int, default=None,
+              help="Depth for the bench positions (default: the bench's own).")
 @click.option("--threads", "thread_counts", default="1,2", show_default=True,
               help="Thread counts, the first the reference.")
 @click.option("--rounds", type=int, default=3, show_default=True, help="Rounds (times: the median).")
@@ -1006,8 +1008,8 @@ def study_tree_size(positions_file: str, count: int, seed: int, depth: int, roun
               help="Searcher.configure keywords (default: the engine's own defaults).")
 @click.option("--out", type=click.Path(dir_okay=False), default="reports/threads/time_to_depth.csv",
               show_default=True)
-def study_threads(positions_file: str | None, count: int, seed: int, depth: int, thread_counts: str,
-                  rounds: int, hash_mb: int, config: str, out: str) -> None:
+def study_threads(positions_file: str | None, count: int, seed: int, depth: int, bench_depth: int | None,
+                  thread_counts: str, rounds: int, hash_mb: int, config: str, out: str) -> None:
     """Time to depth with more threads against one: the bench positions, then middle games."""
     from engine.bench import DEFAULT_DEPTH, POSITIONS
     from engine.perft import data_dir
@@ -1017,7 +1019,7 @@ def study_threads(positions_file: str | None, count: int, seed: int, depth: int,
     threads = [int(t) for t in thread_counts.split(",")]
     path = Path(positions_file) if positions_file else data_dir() / "games" / "twic_1427-1428_2022.pgn.gz"
     rows = []
-    for name, fens, d in (("bench", POSITIONS, DEFAULT_DEPTH),
+    for name, fens, d in (("bench", POSITIONS, bench_depth or DEFAULT_DEPTH),
                           ("middle games", middle_game_positions(path, count, seed), depth)):
         found = threads_study(fens, threads, d, rounds, hash_mb, options)
         for line in summary_lines(name, found):

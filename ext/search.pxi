@@ -558,7 +558,7 @@ cdef void iterative_deepening(Search* s) noexcept nogil:
     s.static_eval[0] = NO_SCORE if in_check(&s.pos) else static_eval(s, &s.pos)
     lines = s.opt.multipv if s.opt.multipv < s.n_root else s.n_root
     for depth in range(1, s.limits.depth + 1):
-        if helper_skips(s.thread_index, depth, s.limits.depth):
+        if helper_skips(s, depth):
             continue
         if s.thread_index and group_aborted(s):
             break

@@ -104,6 +104,7 @@ cdef class Searcher:
         self.s.opt.cont_history = False
         self.s.opt.history_lmr = False
         self.s.opt.time_effort = False
+        self.s.opt.helper_depths = HELPERS_PATTERN
         memset(self.s.quiet_stats, 0, sizeof(self.s.quiet_stats))
         memset(self.s.cont_stats, 0, sizeof(self.s.cont_stats))
         memset(self.s.counters, 0, sizeof(self.s.counters))
@@ -543,8 +544,13 @@ cdef class Searcher:
                   counter_moves: bool | None = None, razoring: bool | None = None,
                   probcut: bool | None = None, cut_node_lmr: bool | None = None,
                   cont_history: bool | None = None, history_lmr: bool | None = None,
-                  time_effort: bool | None = None) -> None:
-        """Set search options; None leaves one as it is."""
+                  time_effort: bool | None = None, helper_depths: str | None = None) -> None:
+        """Set search options; None leaves one as it is.
+
+        ``helper_depths`` (a study's switch, `nmm-chess study threads --config`):
+        which depths Lazy SMP helpers leave out, one of HELPER_DEPTHS."""
+        if helper_depths is not None:
+            self.s.opt.helper_depths = HELPER_DEPTHS.index(helper_depths)
         if time_effort is not None:
             self.s.opt.time_effort = time_effort
         if cont_history is not None:

@@ -46,6 +46,7 @@ ctypedef struct SearchOptions:
     bint cont_history       # add the signed statistics (stats.pxi) to every scorer's quiet scores
     bint history_lmr        # reduce late quiet moves less, or more, as those statistics say
     bint time_effort        # time: also weigh the best move's share of the nodes and a falling score
+    int helper_depths       # Threads > 1: which depths helpers leave out (HELPER_DEPTHS, threads.pxi)
 
 ctypedef struct Limits:
     int depth               # deepest iteration

@@ -47,14 +47,29 @@ cdef int SKIP_PHASE[20]
 SKIP_SIZE[:] = [1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4]
 SKIP_PHASE[:] = [0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7]
 
+# The alternatives the threads study measured against the pattern (README,
+# Threads): helpers that take every depth, that leave out the depths the main
+# search has reached ("ahead"), or both rules. The pattern alone was fastest.
+cdef enum:
+    HELPERS_EVERY = 0
+    HELPERS_PATTERN = 1
+    HELPERS_AHEAD = 2
+    HELPERS_PATTERN_AHEAD = 3
+HELPER_DEPTHS = ("every", "pattern", "ahead", "pattern-ahead")
 
-cdef inline bint helper_skips(int thread_index, int depth, int last) noexcept nogil:
-    """Whether helper ``thread_index`` leaves out ``depth`` (never ``last``, the deepest asked for)."""
+
+cdef inline bint helper_skips(Search* s, int depth) noexcept nogil:
+    """Whether the search leaves out ``depth``: a helper may, the main search
+    never, and no one the deepest depth asked for."""
     cdef int i
-    if thread_index == 0 or depth == last:
-        return False            # the main search takes every depth
-    i = (thread_index - 1) % 20
-    return ((depth + SKIP_PHASE[i]) // SKIP_SIZE[i]) % 2 == 1
+    if s.thread_index == 0 or depth == s.limits.depth:
+        return False
+    if (s.opt.helper_depths & HELPERS_AHEAD) and depth <= load_int(&s.group.members[0].root_depth):
+        return True
+    if s.opt.helper_depths & HELPERS_PATTERN:
+        i = (s.thread_index - 1) % 20
+        return ((depth + SKIP_PHASE[i]) // SKIP_SIZE[i]) % 2 == 1
+    return False
 
 
 cdef inline bint group_aborted(Search* s) noexcept nogil:

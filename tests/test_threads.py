@@ -76,6 +76,18 @@ def test_changing_threads_between_searches_and_back_to_one_is_deterministic(sear
     assert searcher.threads == 1
 
 
+@pytest.mark.parametrize("helpers", ["every", "pattern", "ahead", "pattern-ahead"])
+def test_each_helper_depth_rule_finds_the_mates(helpers: str) -> None:
+    searcher = Searcher(hash_mb=8)
+    searcher.configure(helper_depths=helpers)
+    searcher.set_threads(3)
+    for fen, n in MATES:
+        searcher.clear()
+        assert searcher.search(Board(fen), depth=2 * n + 4)["mate"] == n
+    with pytest.raises(ValueError):
+        searcher.configure(helper_depths="odd")
+
+
 def test_many_threads_on_a_tiny_table_give_legal_moves() -> None:
     # 1 MB: the threads keep overwriting one another's entries.
     searcher = Searcher(hash_mb=1)
@@ -131,3 +143,15 @@ def test_threads_out_of_range_is_an_error_with_a_fallback(value: str) -> None:
 
 def test_the_threads_option_offers_one_to_256() -> None:
     assert "option name Threads type spin default 1 min 1 max 256" in transcript("uci", "quit")
+
+
+def test_the_threads_study_reports_speed_ups_by_position() -> None:
+    from engine.study.threads import summary_lines, threads_study
+    rows = threads_study([MIDDLE_GAME, chess.STARTING_FEN], [1, 2], depth=6, rounds=2, hash_mb=8,
+                         progress=False)
+    one, two = rows
+    assert (one["threads"], two["threads"]) == (1, 2)
+    assert one["speedup"] == one["position_speedup_q25"] == one["node_ratio"] == 1.0
+    assert 0 < two["position_speedup_q25"] <= two["position_speedup_q75"]
+    assert two["nodes"] > 0 and two["positions"] == 2 and two["rounds"] == 2
+    assert "quartiles by position" in summary_lines("test", rows)[1]

@@ -42,25 +42,30 @@ def time_to_depth(searcher: Searcher, fen: str, depth: int) -> tuple[int, float]
 def threads_study(fens: list[str], threads: list[int], depth: int, rounds: int = 3, hash_mb: int = 64,
                   options: dict | None = None, progress: bool = True) -> list[dict]:
     """One row per thread count: seconds (median over rounds), nodes, and the
-    speed-up and node ratio against the first thread count. ``options``:
-    Searcher.configure keywords (the engine's defaults, say)."""
+    speed-up and node ratio against the first thread count, with the
+    quartiles of the speed-up position by position (each position's time
+    summed over the rounds). ``options``: Searcher.configure keywords (the
+    engine's defaults, say)."""
     searchers = []
     for n in threads:
         searcher = Searcher(hash_mb)
         searcher.configure(**(options or {}))
         searcher.set_threads(n)
         searchers.append(searcher)
-    seconds = np.zeros((rounds, len(threads)))
+    per_position = np.zeros((rounds, len(fens), len(threads)))
     nodes = np.zeros((rounds, len(threads)))
-    steps = [(r, fen) for r in range(rounds) for fen in fens]
+    steps = [(r, i, fen) for r in range(rounds) for i, fen in enumerate(fens)]
     if progress:
         from tqdm import tqdm
         steps = tqdm(steps, unit="position")
-    for r, fen in steps:
+    for r, i, fen in steps:
         for k, searcher in enumerate(searchers):
             n, t = time_to_depth(searcher, fen, depth)
-            seconds[r, k] += t
+            per_position[r, i, k] = t
             nodes[r, k] += n
+    seconds = per_position.sum(axis=1)
+    position_seconds = per_position.sum(axis=0)
+    position_speedups = position_seconds[:, :1] / position_seconds
     speedups = seconds[:, :1] / seconds
     rows = []
     for k, n in enumerate(threads):
@@ -70,6 +75,8 @@ def threads_study(fens: list[str], threads: list[int], depth: int, rounds: int =
                      "speedup": round(float(np.median(speedups[:, k])), 3),
                      "speedup_min": round(float(speedups[:, k].min()), 3),
                      "speedup_max": round(float(speedups[:, k].max()), 3),
+                     "position_speedup_q25": round(float(np.percentile(position_speedups[:, k], 25)), 3),
+                     "position_speedup_q75": round(float(np.percentile(position_speedups[:, k], 75)), 3),
                      "node_ratio": round(float(nodes[:, k].sum() / nodes[:, 0].sum()), 3),
                      "nps_ratio": round(float((nodes[:, k] / seconds[:, k]).sum()
                                               / (nodes[:, 0] / seconds[:, 0]).sum()), 3)})
@@ -79,7 +86,8 @@ def threads_study(fens: list[str], threads: list[int], depth: int, rounds: int =
 def summary_lines(name: str, rows: list[dict]) -> list[str]:
     return [f"{name}: {r['positions']} positions, depth {r['depth']}, {r['threads']} thread(s): "
             f"{r['seconds']:.1f} s, x{r['speedup']:.2f} faster to depth ({r['speedup_min']:.2f}-"
-            f"{r['speedup_max']:.2f} over {r['rounds']} rounds), x{r['node_ratio']:.2f} nodes, "
+            f"{r['speedup_max']:.2f} over {r['rounds']} rounds; quartiles by position "
+            f"{r['position_speedup_q25']:.2f}-{r['position_speedup_q75']:.2f}), x{r['node_ratio']:.2f} nodes, "
             f"x{r['nps_ratio']:.2f} nodes per second" for r in rows]
 
 
