@@ -222,6 +222,10 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
     cdef Move* counter
     cdef Move tried[64]             # quiet moves searched, for the statistics' malus
     cdef int stat = 0
+    cdef Move deferred[DEFER_MAX]   # moves put off because another thread is searching them
+    cdef int n_deferred = 0, next_deferred = 0
+    cdef bint defer = False, from_deferred = False
+    cdef u64 busy = 0
 
     if check and ply < 2 * s.root_depth:
         depth += 1                      # check extension
@@ -348,14 +352,26 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
         if s.stopped:
             return 0
     s.stubborn[ply] = 0
+    defer = s.opt.defer_busy and s.group.n > 1 and depth >= DEFER_DEPTH
     while True:
         m = picker_next(&picker, s, ply)
         if m == 0:
             m = beam_next(&beam, s, pos, best <= original_alpha)
-            if m == 0:
+        if m == 0:
+            if next_deferred == n_deferred:
                 break
+            m = deferred[next_deferred]     # what another thread was searching, last
+            next_deferred += 1
+            from_deferred = True
         if m == excluded:
             continue
+        if defer:
+            busy = busy_key(pos, m)
+            if (searched > 0 and not from_deferred and n_deferred < DEFER_MAX
+                    and busy_elsewhere(s, busy)):
+                deferred[n_deferred] = m
+                n_deferred += 1
+                continue
         noisy = is_noisy(pos, m)
         killer = m == s.killers[ply][0] or m == s.killers[ply][1]
         if (beam.on and not beam.readding
@@ -385,6 +401,8 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
         if futile and not gives_check:
             unmake_move(pos)
             continue                    # futility pruning: a quiet move cannot catch up
+        if defer:
+            busy_mark(s, busy)
         new_depth = depth - 1 + (extension if m == tt_move else 0)
         if searched == 0:
             score = -negamax(s, new_depth, -beta, -alpha, ply + 1, True, not is_pv and not cut_node)
@@ -406,6 +424,8 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
             if alpha < score < beta:
                 score = -negamax(s, new_depth, -beta, -alpha, ply + 1, True, False)
         unmake_move(pos)
+        if defer:
+            busy_unmark(s, busy)
         if s.stopped:
             return 0
         searched += 1

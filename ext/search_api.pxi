@@ -105,6 +105,7 @@ cdef class Searcher:
         self.s.opt.history_lmr = False
         self.s.opt.time_effort = False
         self.s.opt.helper_depths = HELPERS_PATTERN
+        self.s.opt.defer_busy = True
         memset(self.s.quiet_stats, 0, sizeof(self.s.quiet_stats))
         memset(self.s.cont_stats, 0, sizeof(self.s.cont_stats))
         memset(self.s.counters, 0, sizeof(self.s.counters))
@@ -230,6 +231,7 @@ cdef class Searcher:
         memset(self.s.quiet_stats, 0, sizeof(self.s.quiet_stats))
         memset(self.s.cont_stats, 0, sizeof(self.s.cont_stats))
         chains_clear(self.s)
+        memset(self.group.busy, 0, sizeof(self.group.busy))
         self.s.hhupdate = 0
         self.clear_hash()
 
@@ -544,11 +546,16 @@ cdef class Searcher:
                   counter_moves: bool | None = None, razoring: bool | None = None,
                   probcut: bool | None = None, cut_node_lmr: bool | None = None,
                   cont_history: bool | None = None, history_lmr: bool | None = None,
-                  time_effort: bool | None = None, helper_depths: str | None = None) -> None:
+                  time_effort: bool | None = None, helper_depths: str | None = None,
+                  defer_busy: bool | None = None) -> None:
         """Set search options; None leaves one as it is.
 
         ``helper_depths`` (a study's switch, `nmm-chess study threads --config`):
-        which depths Lazy SMP helpers leave out, one of HELPER_DEPTHS."""
+        which depths Lazy SMP helpers leave out, one of HELPER_DEPTHS.
+        ``defer_busy``: with more than one thread, a move another thread is
+        searching at the same node is searched after the node's other moves."""
+        if defer_busy is not None:
+            self.s.opt.defer_busy = defer_busy
         if helper_depths is not None:
             self.s.opt.helper_depths = HELPER_DEPTHS.index(helper_depths)
         if time_effort is not None:

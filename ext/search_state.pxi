@@ -47,6 +47,7 @@ ctypedef struct SearchOptions:
     bint history_lmr        # reduce late quiet moves less, or more, as those statistics say
     bint time_effort        # time: also weigh the best move's share of the nodes and a falling score
     int helper_depths       # Threads > 1: which depths helpers leave out (HELPER_DEPTHS, threads.pxi)
+    bint defer_busy         # Threads > 1: a move another thread is searching waits for the end of the list
 
 ctypedef struct Limits:
     int depth               # deepest iteration
@@ -153,10 +154,14 @@ ctypedef struct Search:
     CutoffLog* cutoffs          # quiet cut-offs recorded for training (cutoffs.pxi); NULL: off
 
 
+cdef enum:
+    BUSY_SIZE = 32768   # the group's table of moves being searched (a power of two)
+
 cdef struct ThreadGroup:
     Search** members    # members[0] is the main search
     int n               # members searching now (Threads, or fewer if a thread could not start)
     int abort           # set by the main search once it is done: the helpers unwind
+    u64 busy[BUSY_SIZE] # moves some thread is searching now, by node and move (threads.pxi)
 
 
 # The staged move picker's state (picker.pxi); here because scorers fill it.

@@ -1,9 +1,12 @@
 # Lazy SMP: with Threads > 1, helper threads search the same position at the
-# same time and share the transposition table, nothing else. Each helper runs
-# the same iterative deepening on its own copy of the search state (position,
-# killers, history, move memories), skipping some depths so that the threads
-# spread over different iterations instead of repeating one another; what
-# they store in the table orders and cuts the main search's tree. The main
+# same time and share the transposition table and a small table of the moves
+# being searched, nothing else. Each helper runs the same iterative deepening
+# on its own copy of the search state (position, killers, history, move
+# memories), skipping some depths so that the threads spread over different
+# iterations instead of repeating one another; what they store in the table
+# orders and cuts the main search's tree. At a node where another thread is
+# searching a move, a thread searches the node's other moves first (the busy
+# table below), so that they split the node's moves between them. The main
 # search alone keeps the clock and reports. Once it is done it raises the
 # group's abort flag and waits for the helpers to unwind (they poll the flag
 # at every node, as they poll the stop flag); a helper that has searched the
@@ -28,10 +31,12 @@ cdef extern from *:
     static inline int nmm_load_int(const int* p) { return *(const volatile int*)p; }
     static inline void nmm_store_int(int* p, int v) { *(volatile int*)p = v; }
     static inline uint64_t nmm_load_u64(const uint64_t* p) { return *(const volatile uint64_t*)p; }
+    static inline void nmm_store_u64(uint64_t* p, uint64_t v) { *(volatile uint64_t*)p = v; }
     """
     int load_int "nmm_load_int"(const int* p) nogil
     void store_int "nmm_store_int"(int* p, int v) nogil
     u64 load_u64 "nmm_load_u64"(const u64* p) nogil
+    void store_u64 "nmm_store_u64"(u64* p, u64 v) nogil
 
 cdef enum:
     THREADS_LIMIT = 256
@@ -70,6 +75,35 @@ cdef inline bint helper_skips(Search* s, int depth) noexcept nogil:
         i = (s.thread_index - 1) % 20
         return ((depth + SKIP_PHASE[i]) // SKIP_SIZE[i]) % 2 == 1
     return False
+
+
+# Deferring busy moves (after Tom Kerrigan's simplified ABDADA): while a
+# thread searches a move at a node of depth DEFER_DEPTH or more, the group's
+# busy table holds the node's key mixed with the move; another thread that
+# reaches the same node puts that move off to the end of its list and
+# searches the node's other moves first, so that the threads split a node's
+# moves instead of searching the same one side by side. A slot holds one
+# key: a collision only puts off a move or fails to, never changes a score.
+cdef enum:
+    DEFER_DEPTH = 3
+    DEFER_MAX = 32          # moves one node may put off
+
+
+cdef inline u64 busy_key(const Position* pos, Move m) noexcept nogil:
+    return (pos.key ^ (<u64>m * 0x9E3779B97F4A7C15ULL)) | 1      # never 0, the empty slot
+
+
+cdef inline bint busy_elsewhere(Search* s, u64 key) noexcept nogil:
+    return load_u64(&s.group.busy[key & (BUSY_SIZE - 1)]) == key
+
+
+cdef inline void busy_mark(Search* s, u64 key) noexcept nogil:
+    store_u64(&s.group.busy[key & (BUSY_SIZE - 1)], key)
+
+
+cdef inline void busy_unmark(Search* s, u64 key) noexcept nogil:
+    if load_u64(&s.group.busy[key & (BUSY_SIZE - 1)]) == key:
+        store_u64(&s.group.busy[key & (BUSY_SIZE - 1)], 0)
 
 
 cdef inline bint group_aborted(Search* s) noexcept nogil:

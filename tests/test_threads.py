@@ -76,10 +76,11 @@ def test_changing_threads_between_searches_and_back_to_one_is_deterministic(sear
     assert searcher.threads == 1
 
 
-@pytest.mark.parametrize("helpers", ["every", "pattern", "ahead", "pattern-ahead"])
-def test_each_helper_depth_rule_finds_the_mates(helpers: str) -> None:
+@pytest.mark.parametrize("helpers, defer", [("every", True), ("pattern", True), ("pattern", False),
+                                            ("ahead", False), ("pattern-ahead", False)])
+def test_each_helper_depth_rule_finds_the_mates(helpers: str, defer: bool) -> None:
     searcher = Searcher(hash_mb=8)
-    searcher.configure(helper_depths=helpers)
+    searcher.configure(helper_depths=helpers, defer_busy=defer)
     searcher.set_threads(3)
     for fen, n in MATES:
         searcher.clear()
