@@ -494,12 +494,26 @@ cdef int search_root(Search* s, int depth, int alpha, int beta) noexcept nogil:
     """One iteration over the root moves from the current MultiPV line on."""
     cdef Position* pos = &s.pos
     cdef RootMove* rm
-    cdef int i, j, score, best = -INFINITE
-    cdef u64 before
+    cdef int i, j, score, best = -INFINITE, n = 0, listed, next = 0
+    cdef int order[2 * MAX_MOVES]   # root move indices in the order searched, put-off ones again at the end
+    cdef u64 before, busy = 0
+    cdef bint defer = s.opt.defer_busy and s.group.n > 1 and depth >= DEFER_DEPTH and s.opt.multipv == 1
     for i in range(s.pv_index, s.n_root):
         s.root[i].score = -INFINITE
-    for i in range(s.pv_index, s.n_root):
+        order[n] = i
+        n += 1
+    listed = n
+    while next < n:
+        i = order[next]
+        next += 1
         rm = &s.root[i]
+        if defer:
+            busy = busy_key(pos, rm.move)
+            if i != s.pv_index and next <= listed and busy_elsewhere(s, busy):
+                order[n] = i            # another thread is on it: after the others
+                n += 1
+                continue
+            busy_mark(s, busy)
         if now_ms() - s.start_ms > 1000:
             report_currmove(s, rm.move, i + 1)
         s.cont_key[0] = move_key(pos, rm.move)
@@ -512,6 +526,8 @@ cdef int search_root(Search* s, int depth, int alpha, int beta) noexcept nogil:
             if alpha < score < beta:
                 score = -negamax(s, depth - 1, -beta, -alpha, 1, True, False)
         unmake_move(pos)
+        if defer:
+            busy_unmark(s, busy)
         rm.nodes += s.nodes - before
         if s.stopped:
             break
