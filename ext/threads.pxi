@@ -55,11 +55,10 @@ SKIP_PHASE[:] = [0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7]
 # The alternatives the threads study measured against the pattern (README,
 # Threads): helpers that take every depth, that leave out the depths the main
 # search has reached ("ahead"), or both rules. The pattern alone was fastest.
+# A rule's index in HELPER_DEPTHS is the set of its bits.
 cdef enum:
-    HELPERS_EVERY = 0
     HELPERS_PATTERN = 1
     HELPERS_AHEAD = 2
-    HELPERS_PATTERN_AHEAD = 3
 HELPER_DEPTHS = ("every", "pattern", "ahead", "pattern-ahead")
 
 
@@ -83,7 +82,8 @@ cdef inline bint helper_skips(Search* s, int depth) noexcept nogil:
 # reaches the same node puts that move off to the end of its list and
 # searches the node's other moves first, so that the threads split a node's
 # moves instead of searching the same one side by side. A slot holds one
-# key: a collision only puts off a move or fails to, never changes a score.
+# key: a collision only puts off a move or fails to (the order changes, as
+# any ordering change would), never a stored value.
 cdef enum:
     DEFER_DEPTH = 3
     DEFER_MAX = 32          # moves one node may put off
