@@ -1,6 +1,7 @@
 """The SPRT's arithmetic against maxima found by brute force, and the match
 statistics beside it."""
 import math
+import re
 
 import pytest
 
@@ -150,3 +151,31 @@ def test_two_logs_read_as_one_match_with_pairs_kept_within_each(tmp_path) -> Non
     text = summary([first, second], 0, 20, "logistic")
     assert text.startswith("7 games: +2 =1 -4")
     assert "pentanomial [2, 0, 0, 1, 0] (3 pairs)" in text and "SPRT [0, 20] logistic" in text
+
+
+
+def paired_log(path, pairs: list[float]) -> None:
+    """A log of one pair per opening, A's score in each pair (2, 1 or 0), white first."""
+    lines, game = [], 0
+    for opening, points in enumerate(pairs, 1):
+        for colour, score in (("white", min(points, 1)), ("black", max(points - 1, 0))):
+            game += 1
+            result = {1: "1-0", 0.5: "1/2-1/2", 0: "0-1"}[score if colour == "white" else 1 - score]
+            lines.append(f"game {game:3d}: {result}     adjudicated win   (A {colour})  opening {opening}")
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_a_log_that_played_on_past_the_bound_reports_where_it_crossed(tmp_path) -> None:
+    from engine.tools.match_log import summary
+    log = tmp_path / "m.log"
+    # A scores 7 of 8 points per four pairs (+58 Elo) for 160 pairs, then loses 40 pairs.
+    paired_log(log, [2, 1, 1, 1, 2, 0, 1, 2] * 20 + [0] * 40)
+    text = summary(log, 0, 20, "logistic")
+    crossed = re.search(r"H1 accepted at game (\d+) \(pair (\d+), LLR ([\d.]+)\)", text)
+    assert crossed, text
+    end, pair, value = int(crossed.group(1)), int(crossed.group(2)), float(crossed.group(3))
+    assert end == 2 * pair and pair < 160 and value >= 2.94
+    assert text.startswith("400 games:") and "LLR -" in text    # the losses took it back
+    # A log that never reaches a bound names no crossing.
+    paired_log(log, [2, 0, 1, 1, 2, 0])
+    assert "accepted" not in summary(log, 0, 20, "logistic")

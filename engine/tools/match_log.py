@@ -46,14 +46,16 @@ def summary(paths: Path | list[Path], elo0: float = 0.0, elo1: float = 10.0,
             model: str = "normalized") -> str:
     """The match's figures over the games of ``paths`` (one log, or several read as one)."""
     paths = [paths] if isinstance(paths, Path) else paths
-    scores, pairs = [], []
+    scores, pairs, ends = [], [], []
     for path in paths:              # openings are numbered per log: pair within each
         games = read_games(path)
         by_opening: dict[int, list[float]] = {}
         for score, opening in games:
             by_opening.setdefault(opening, []).append(score)
-        scores += [score for score, _ in games]
-        pairs += [(s[0], s[1]) for s in by_opening.values() if len(s) == 2]
+            scores.append(score)
+            if len(by_opening[opening]) == 2:
+                pairs.append(tuple(by_opening[opening]))
+                ends.append(len(scores))    # the game that completed the pair
     w, d, l = scores.count(1.0), scores.count(0.5), scores.count(0.0)
     _, elo, err = sprt.score_elo(scores)
     penta = sprt.pentanomial(pairs)
@@ -63,4 +65,21 @@ def summary(paths: Path | list[Path], elo0: float = 0.0, elo1: float = 10.0,
     name = "normalised" if model == "normalized" else "logistic"
     return (f"{len(scores)} games: +{w} ={d} -{l}, Elo {elo:+.1f} ± {err:.1f} (95%), LOS {sprt.los(w, l):.1%}; "
             f"pentanomial {penta} ({len(pairs)} pairs), normalised Elo {nelo:+.1f} ± {nerr:.1f}; "
-            f"SPRT [{elo0:g}, {elo1:g}] {name}: LLR {llr:.2f} (bounds {lower:.2f}, {upper:.2f})")
+            f"SPRT [{elo0:g}, {elo1:g}] {name}: LLR {llr:.2f} (bounds {lower:.2f}, {upper:.2f})"
+            f"{first_crossing(pairs, ends, elo0, elo1, model)}")
+
+
+def first_crossing(pairs: list[tuple[float, float]], ends: list[int], elo0: float, elo1: float,
+                   model: str) -> str:
+    """Where the SPRT first decided, pair by pair in the logs' order: a
+    match stopped by hand or by a watcher often plays on past that point,
+    and the test's verdict is the one at the crossing ("" if none)."""
+    counts = [0] * 5
+    lower, upper = sprt.bounds()
+    for k, (pair, end) in enumerate(zip(pairs, ends)):
+        counts[round(2 * sum(pair))] += 1
+        value = sprt.llr(counts, elo0, elo1, model)
+        if value <= lower or value >= upper:
+            verdict = "H1" if value >= upper else "H0"
+            return f"; {verdict} accepted at game {end} (pair {k + 1}, LLR {value:.2f})"
+    return ""
