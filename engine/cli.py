@@ -1006,10 +1006,14 @@ def study_tree_size(positions_file: str, count: int, seed: int, depth: int, roun
 @click.option("--hash", "hash_mb", type=int, default=64, show_default=True)
 @click.option("--config", "config", default="ordering=chessmaps,nmm_min_depth=2", show_default=True,
               help="Searcher.configure keywords (default: the engine's own defaults).")
+@click.option("--variant", "variants", multiple=True,
+              help="More keywords on top of --config, run with the thread counts above 1 only, against "
+                   "the same one-thread reference (e.g. helper_depths=pattern-jump); repeatable.")
 @click.option("--out", type=click.Path(dir_okay=False), default="reports/threads/time_to_depth.csv",
               show_default=True)
 def study_threads(positions_file: str | None, count: int, seed: int, depth: int, bench_depth: int | None,
-                  thread_counts: str, rounds: int, hash_mb: int, config: str, out: str) -> None:
+                  thread_counts: str, rounds: int, hash_mb: int, config: str, variants: tuple[str, ...],
+                  out: str) -> None:
     """Time to depth with more threads against one: the bench positions, then middle games."""
     from engine.bench import DEFAULT_DEPTH, POSITIONS
     from engine.perft import data_dir
@@ -1021,7 +1025,8 @@ def study_threads(positions_file: str | None, count: int, seed: int, depth: int,
     rows = []
     for name, fens, d in (("bench", POSITIONS, bench_depth or DEFAULT_DEPTH),
                           ("middle games", middle_game_positions(path, count, seed), depth)):
-        found = threads_study(fens, threads, d, rounds, hash_mb, options)
+        found = threads_study(fens, threads, d, rounds, hash_mb, options,
+                              variants=[parse_config(f"variant:{v}").options for v in variants])
         for line in summary_lines(name, found):
             click.echo(line)
         rows += [{"set": name, **r} for r in found]

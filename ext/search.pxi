@@ -224,8 +224,8 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
     cdef int stat = 0
     cdef Move deferred[DEFER_MAX]   # moves put off because another thread is searching them
     cdef int n_deferred = 0, next_deferred = 0
-    cdef bint defer = False, from_deferred = False
-    cdef u64 busy = 0
+    cdef bint defer = False, from_deferred = False, crowded = False
+    cdef u64 busy = 0, crumb = 0
 
     if check and ply < 2 * s.root_depth:
         depth += 1                      # check extension
@@ -352,7 +352,15 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
         if s.stopped:
             return 0
     s.stubborn[ply] = 0
-    defer = s.opt.defer_busy and s.group.n > 1 and depth >= DEFER_DEPTH
+    defer = s.opt.defer_busy and s.group.n > 1 and depth >= s.opt.defer_depth
+    crumb = 0
+    if s.opt.breadcrumbs and s.group.n > 1 and ply < BREADCRUMB_PLIES and not excluded:
+        crumb = busy_key(pos, 0)        # the node itself
+        crowded = busy_elsewhere(s, crumb)
+        if crowded:
+            crumb = 0                   # another thread's mark: it removes it
+        else:
+            busy_mark(s, crumb)
     while True:
         m = picker_next(&picker, s, ply)
         if m == 0:
@@ -415,6 +423,8 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
                     r -= stat // 12000      # good statistics: less reduction, bad ones: more
                 if s.opt.cut_node_lmr and cut_node:
                     r += 1
+                if crowded:
+                    r += 1              # another thread is here: spread out
                 if s.opt.nmm_reductions and picker.last_prob >= 0:
                     r += net_reduction(s, picker.last_prob)
                 r = max(0, min(r, new_depth - 1))
@@ -427,6 +437,8 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
         if defer:
             busy_unmark(s, busy)
         if s.stopped:
+            if crumb:
+                busy_unmark(s, crumb)
             return 0
         searched += 1
         if not noisy:
@@ -476,6 +488,8 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
                                 and picker.quiets_returned > 1):
                             adapt_history_weight(s, &picker, m)
                     break
+    if crumb:
+        busy_unmark(s, crumb)
 
     if searched == 0:
         if picker.n == 0:
@@ -497,7 +511,7 @@ cdef int search_root(Search* s, int depth, int alpha, int beta) noexcept nogil:
     cdef int i, j, score, best = -INFINITE, n = 0, listed, next = 0
     cdef int order[2 * MAX_MOVES]   # root move indices in the order searched, put-off ones again at the end
     cdef u64 before, busy = 0
-    cdef bint defer = s.opt.defer_busy and s.group.n > 1 and depth >= DEFER_DEPTH and s.opt.multipv == 1
+    cdef bint defer = s.opt.defer_busy and s.group.n > 1 and depth >= s.opt.defer_depth and s.opt.multipv == 1
     for i in range(s.pv_index, s.n_root):
         s.root[i].score = -INFINITE
         order[n] = i

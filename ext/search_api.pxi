@@ -106,6 +106,8 @@ cdef class Searcher:
         self.s.opt.time_effort = False
         self.s.opt.helper_depths = HELPERS_PATTERN
         self.s.opt.defer_busy = True
+        self.s.opt.defer_depth = DEFER_DEPTH
+        self.s.opt.breadcrumbs = True
         memset(self.s.quiet_stats, 0, sizeof(self.s.quiet_stats))
         memset(self.s.cont_stats, 0, sizeof(self.s.cont_stats))
         memset(self.s.counters, 0, sizeof(self.s.counters))
@@ -547,15 +549,26 @@ cdef class Searcher:
                   probcut: bool | None = None, cut_node_lmr: bool | None = None,
                   cont_history: bool | None = None, history_lmr: bool | None = None,
                   time_effort: bool | None = None, helper_depths: str | None = None,
-                  defer_busy: bool | None = None) -> None:
+                  defer_busy: bool | None = None, defer_depth: int | None = None,
+                  breadcrumbs: bool | None = None) -> None:
         """Set search options; None leaves one as it is.
 
         ``helper_depths`` (a study's switch, `nmm-chess study threads --config`):
         which depths Lazy SMP helpers leave out, one of HELPER_DEPTHS.
         ``defer_busy``: with more than one thread, a move another thread is
-        searching at the same node is searched after the node's other moves."""
+        searching at the same node is searched after the node's other moves,
+        at nodes of ``defer_depth`` (at least 1) or more.
+        ``breadcrumbs``: with more than one thread, late moves are reduced a
+        ply more at a node within 8 plies of the root that another thread is
+        searching too (Stockfish 11's breadcrumbs; on unless a study asks)."""
         if defer_busy is not None:
             self.s.opt.defer_busy = defer_busy
+        if defer_depth is not None:
+            if defer_depth < 1:
+                raise ValueError(f"defer_depth must be at least 1, not {defer_depth}")
+            self.s.opt.defer_depth = defer_depth
+        if breadcrumbs is not None:
+            self.s.opt.breadcrumbs = breadcrumbs
         if helper_depths is not None:
             self.s.opt.helper_depths = HELPER_DEPTHS.index(helper_depths)
         if time_effort is not None:

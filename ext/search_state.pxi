@@ -48,6 +48,8 @@ ctypedef struct SearchOptions:
     bint time_effort        # time: also weigh the best move's share of the nodes and a falling score
     int helper_depths       # Threads > 1: which depths helpers leave out (HELPER_DEPTHS, threads.pxi)
     bint defer_busy         # Threads > 1: a move another thread is searching waits for the end of the list
+    int defer_depth         # ... at nodes of this depth or more
+    bint breadcrumbs        # Threads > 1: reduce late moves more at a node near the root another thread is in (threads.pxi)
 
 ctypedef struct Limits:
     int depth               # deepest iteration

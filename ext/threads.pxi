@@ -54,20 +54,36 @@ SKIP_PHASE[:] = [0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7]
 
 # The alternatives the threads study measured against the pattern (README,
 # Threads): helpers that take every depth, that leave out the depths the main
-# search has reached ("ahead"), or both rules. The pattern alone was fastest.
-# A rule's index in HELPER_DEPTHS is the set of its bits.
+# search has reached ("ahead"), or both rules; and a main search that leaves
+# out the depths a helper has completed ("jump"). A rule's index in
+# HELPER_DEPTHS is the set of its bits.
 cdef enum:
     HELPERS_PATTERN = 1
     HELPERS_AHEAD = 2
-HELPER_DEPTHS = ("every", "pattern", "ahead", "pattern-ahead")
+    MAIN_JUMPS = 4
+HELPER_DEPTHS = ("every", "pattern", "ahead", "pattern-ahead",
+                 "jump", "pattern-jump", "ahead-jump", "pattern-ahead-jump")
+
+
+cdef inline int deepest_helper(ThreadGroup* g) noexcept nogil:
+    """The deepest iteration a helper has completed in this search."""
+    cdef int i, d = 0
+    for i in range(1, g.n):
+        d = max(d, load_int(&g.members[i].completed_depth))
+    return d
 
 
 cdef inline bint helper_skips(Search* s, int depth) noexcept nogil:
     """Whether the search leaves out ``depth``: a helper may, the main search
-    never, and no one the deepest depth asked for."""
+    only with MAIN_JUMPS, and no one the deepest depth asked for."""
     cdef int i
-    if s.thread_index == 0 or depth == s.limits.depth:
+    if depth == s.limits.depth:
         return False
+    if s.thread_index == 0:
+        # A helper that has completed the depth left its results in the
+        # table: the main search goes on from there.
+        return (s.opt.helper_depths & MAIN_JUMPS) != 0 and s.group.n > 1 \
+            and depth <= deepest_helper(s.group)
     if (s.opt.helper_depths & HELPERS_AHEAD) and depth <= load_int(&s.group.members[0].root_depth):
         return True
     if s.opt.helper_depths & HELPERS_PATTERN:
@@ -84,9 +100,15 @@ cdef inline bint helper_skips(Search* s, int depth) noexcept nogil:
 # moves instead of searching the same one side by side. A slot holds one
 # key: a collision only puts off a move or fails to (the order changes, as
 # any ordering change would), never a stored value.
+#
+# Breadcrumbs (Stockfish 11's; a study can switch them off): a thread marks
+# a node within BREADCRUMB_PLIES of the root in the same table, keyed by the
+# node alone; another thread that finds the mark there reduces its late
+# moves a ply more, so that it leaves that subtree to the first.
 cdef enum:
-    DEFER_DEPTH = 3
+    DEFER_DEPTH = 3         # the default of the defer_depth switch
     DEFER_MAX = 32          # moves one node may put off
+    BREADCRUMB_PLIES = 8    # the breadcrumbs switch marks nodes this near the root
 
 
 cdef inline u64 busy_key(const Position* pos, Move m) noexcept nogil:

@@ -77,7 +77,8 @@ def test_changing_threads_between_searches_and_back_to_one_is_deterministic(sear
 
 
 @pytest.mark.parametrize("helpers, defer", [("every", True), ("pattern", True), ("pattern", False),
-                                            ("ahead", False), ("pattern-ahead", False)])
+                                            ("ahead", False), ("pattern-ahead", False),
+                                            ("pattern-jump", True), ("jump", False)])
 def test_each_helper_depth_rule_finds_the_mates(helpers: str, defer: bool) -> None:
     searcher = Searcher(hash_mb=8)
     searcher.configure(helper_depths=helpers, defer_busy=defer)
@@ -87,6 +88,18 @@ def test_each_helper_depth_rule_finds_the_mates(helpers: str, defer: bool) -> No
         assert searcher.search(Board(fen), depth=2 * n + 4)["mate"] == n
     with pytest.raises(ValueError):
         searcher.configure(helper_depths="odd")
+
+
+@pytest.mark.parametrize("switches", [{"breadcrumbs": False}, {"defer_depth": 1}, {"defer_depth": 6}])
+def test_the_spreading_switches_find_the_mates(switches: dict) -> None:
+    searcher = Searcher(hash_mb=8)
+    searcher.configure(**switches)
+    searcher.set_threads(3)
+    for fen, n in MATES:
+        searcher.clear()
+        assert searcher.search(Board(fen), depth=2 * n + 4)["mate"] == n
+    with pytest.raises(ValueError):
+        searcher.configure(defer_depth=0)
 
 
 def test_many_threads_on_a_tiny_table_give_legal_moves() -> None:
@@ -156,3 +169,13 @@ def test_the_threads_study_reports_speed_ups_by_position() -> None:
     assert 0 < two["position_speedup_q25"] <= two["position_speedup_q75"]
     assert two["nodes"] > 0 and two["positions"] == 2 and two["rounds"] == 2
     assert "quartiles by position" in summary_lines("test", rows)[1]
+
+
+def test_the_threads_study_compares_variants_against_one_reference() -> None:
+    from engine.study.threads import summary_lines, threads_study
+    rows = threads_study([MIDDLE_GAME], [1, 2], depth=5, rounds=1, hash_mb=8, progress=False,
+                         variants=[{"helper_depths": "pattern-jump"}, {"defer_busy": False}])
+    assert [(r["threads"], r["variant"]) for r in rows] == [
+        (1, ""), (2, ""), (2, "helper_depths=pattern-jump"), (2, "defer_busy=False")]
+    assert all(r["nodes"] > 0 for r in rows)
+    assert "(helper_depths=pattern-jump)" in summary_lines("test", rows)[2]

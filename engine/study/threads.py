@@ -40,18 +40,25 @@ def time_to_depth(searcher: Searcher, fen: str, depth: int) -> tuple[int, float]
 
 
 def threads_study(fens: list[str], threads: list[int], depth: int, rounds: int = 3, hash_mb: int = 64,
-                  options: dict | None = None, progress: bool = True) -> list[dict]:
+                  options: dict | None = None, progress: bool = True,
+                  variants: list[dict] = ()) -> list[dict]:
     """One row per thread count: seconds (median over rounds), nodes, and the
     speed-up and node ratio against the first thread count, with the
     quartiles of the speed-up position by position (each position's time
     summed over the rounds). ``options``: Searcher.configure keywords (the
-    engine's defaults, say)."""
+    engine's defaults, say). ``variants``: more keywords on top of
+    ``options``, each searched with the thread counts above 1 only, taking
+    turns with the others and measured against the same first thread count
+    (to compare helper rules without a second one-thread run): a row each,
+    its ``variant`` the keywords."""
+    runs = [(n, {}) for n in threads] + [(n, v) for v in variants for n in threads if n > 1]
     searchers = []
-    for n in threads:
+    for n, variant in runs:
         searcher = Searcher(hash_mb)
-        searcher.configure(**(options or {}))
+        searcher.configure(**{**(options or {}), **variant})
         searcher.set_threads(n)
         searchers.append(searcher)
+    threads = [n for n, _ in runs]
     per_position = np.zeros((rounds, len(fens), len(threads)))
     nodes = np.zeros((rounds, len(threads)))
     steps = [(r, i, fen) for r in range(rounds) for i, fen in enumerate(fens)]
@@ -68,8 +75,9 @@ def threads_study(fens: list[str], threads: list[int], depth: int, rounds: int =
     position_speedups = position_seconds[:, :1] / position_seconds
     speedups = seconds[:, :1] / seconds
     rows = []
-    for k, n in enumerate(threads):
-        rows.append({"threads": n, "positions": len(fens), "depth": depth, "rounds": rounds,
+    for k, (n, variant) in enumerate(runs):
+        rows.append({"threads": n, "variant": ",".join(f"{key}={value}" for key, value in variant.items()),
+                     "positions": len(fens), "depth": depth, "rounds": rounds,
                      "seconds": round(float(np.median(seconds[:, k])), 3),
                      "nodes": int(nodes[:, k].sum() / rounds),
                      "speedup": round(float(np.median(speedups[:, k])), 3),
@@ -84,7 +92,8 @@ def threads_study(fens: list[str], threads: list[int], depth: int, rounds: int =
 
 
 def summary_lines(name: str, rows: list[dict]) -> list[str]:
-    return [f"{name}: {r['positions']} positions, depth {r['depth']}, {r['threads']} thread(s): "
+    return [f"{name}: {r['positions']} positions, depth {r['depth']}, {r['threads']} thread(s)"
+            f"{' (' + r['variant'] + ')' if r.get('variant') else ''}: "
             f"{r['seconds']:.1f} s, x{r['speedup']:.2f} faster to depth ({r['speedup_min']:.2f}-"
             f"{r['speedup_max']:.2f} over {r['rounds']} rounds; quartiles by position "
             f"{r['position_speedup_q25']:.2f}-{r['position_speedup_q75']:.2f}), x{r['node_ratio']:.2f} nodes, "
