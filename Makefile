@@ -144,7 +144,7 @@ tree-size: build
 threads-study: build
 	mkdir -p reports/threads
 	$(PY) -m engine.cli study threads --depth 15 --bench-depth 15 --count 200 --rounds 3 \
-	    --out reports/threads/time_to_depth.csv 2>/dev/null | tee reports/threads/time_to_depth.log
+	    --variant breadcrumbs=false --out reports/threads/time_to_depth.csv 2>/dev/null | tee reports/threads/time_to_depth.log
 
 threads-match: build
 	mkdir -p reports/threads

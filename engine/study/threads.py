@@ -58,9 +58,8 @@ def threads_study(fens: list[str], threads: list[int], depth: int, rounds: int =
         searcher.configure(**{**(options or {}), **variant})
         searcher.set_threads(n)
         searchers.append(searcher)
-    threads = [n for n, _ in runs]
-    per_position = np.zeros((rounds, len(fens), len(threads)))
-    nodes = np.zeros((rounds, len(threads)))
+    per_position = np.zeros((rounds, len(fens), len(runs)))
+    nodes = np.zeros((rounds, len(runs)))
     steps = [(r, i, fen) for r in range(rounds) for i, fen in enumerate(fens)]
     if progress:
         from tqdm import tqdm
