@@ -353,7 +353,6 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
             return 0
     s.stubborn[ply] = 0
     defer = s.opt.defer_busy and s.group.n > 1 and depth >= s.opt.defer_depth
-    crumb = 0
     if s.opt.breadcrumbs and s.group.n > 1 and ply < BREADCRUMB_PLIES and not excluded:
         crumb = busy_key(pos, 0)        # the node itself
         crowded = busy_elsewhere(s, crumb)

@@ -82,8 +82,7 @@ cdef inline bint helper_skips(Search* s, int depth) noexcept nogil:
     if s.thread_index == 0:
         # A helper that has completed the depth left its results in the
         # table: the main search goes on from there.
-        return (s.opt.helper_depths & MAIN_JUMPS) != 0 and s.group.n > 1 \
-            and depth <= deepest_helper(s.group)
+        return (s.opt.helper_depths & MAIN_JUMPS) != 0 and depth <= deepest_helper(s.group)
     if (s.opt.helper_depths & HELPERS_AHEAD) and depth <= load_int(&s.group.members[0].root_depth):
         return True
     if s.opt.helper_depths & HELPERS_PATTERN:

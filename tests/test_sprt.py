@@ -153,7 +153,6 @@ def test_two_logs_read_as_one_match_with_pairs_kept_within_each(tmp_path) -> Non
     assert "pentanomial [2, 0, 0, 1, 0] (3 pairs)" in text and "SPRT [0, 20] logistic" in text
 
 
-
 def paired_log(path, pairs: list[float]) -> None:
     """A log of one pair per opening, A's score in each pair (2, 1 or 0), white first."""
     lines, game = [], 0

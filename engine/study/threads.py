@@ -13,6 +13,7 @@ change from run to run: they are summed over the rounds.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -41,7 +42,7 @@ def time_to_depth(searcher: Searcher, fen: str, depth: int) -> tuple[int, float]
 
 def threads_study(fens: list[str], threads: list[int], depth: int, rounds: int = 3, hash_mb: int = 64,
                   options: dict | None = None, progress: bool = True,
-                  variants: list[dict] = ()) -> list[dict]:
+                  variants: Sequence[dict] = ()) -> list[dict]:
     """One row per thread count: seconds (median over rounds), nodes, and the
     speed-up and node ratio against the first thread count, with the
     quartiles of the speed-up position by position (each position's time

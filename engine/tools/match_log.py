@@ -74,12 +74,11 @@ def first_crossing(pairs: list[tuple[float, float]], ends: list[int], elo0: floa
     """Where the SPRT first decided, pair by pair in the logs' order: a
     match stopped by hand or by a watcher often plays on past that point,
     and the test's verdict is the one at the crossing ("" if none)."""
+    test = sprt.Sprt(elo0, elo1, model=model)
     counts = [0] * 5
-    lower, upper = sprt.bounds()
     for k, (pair, end) in enumerate(zip(pairs, ends)):
         counts[round(2 * sum(pair))] += 1
-        value = sprt.llr(counts, elo0, elo1, model)
-        if value <= lower or value >= upper:
-            verdict = "H1" if value >= upper else "H0"
-            return f"; {verdict} accepted at game {end} (pair {k + 1}, LLR {value:.2f})"
+        value, decided = test.verdict(counts)
+        if decided:
+            return f"; {decided} accepted at game {end} (pair {k + 1}, LLR {value:.2f})"
     return ""
