@@ -145,6 +145,8 @@ threads-study: build
 	mkdir -p reports/threads
 	$(PY) -m engine.cli study threads --depth 15 --bench-depth 15 --count 200 --rounds 3 \
 	    --variant breadcrumbs=false --out reports/threads/time_to_depth.csv 2>/dev/null | tee reports/threads/time_to_depth.log
+	$(PY) -m engine.cli study threads --count 0 --bench-depth 18 --rounds 5 \
+	    --out reports/threads/time_to_depth_bench_d18.csv 2>/dev/null | tee reports/threads/time_to_depth_bench_d18.log
 
 threads-match: build
 	mkdir -p reports/threads

@@ -995,7 +995,8 @@ def study_tree_size(positions_file: str, count: int, seed: int, depth: int, roun
 @click.option("--positions", "positions_file", type=click.Path(dir_okay=False), default=None,
               help="Middle-game positions: a PGN (plies 20 on), an EPD or a pattern set "
                    "(default: the TWIC 2022 games in the data folder).")
-@click.option("--count", type=int, default=200, show_default=True)
+@click.option("--count", type=int, default=200, show_default=True,
+              help="Middle-game positions (0: the bench positions only).")
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--depth", type=int, default=12, show_default=True, help="Depth for the middle games.")
 @click.option("--bench-depth", type=int, default=None,
@@ -1022,9 +1023,11 @@ def study_threads(positions_file: str | None, count: int, seed: int, depth: int,
     options = parse_config(f"engine:{config}").options
     threads = [int(t) for t in thread_counts.split(",")]
     path = Path(positions_file) if positions_file else data_dir() / "games" / "twic_1427-1428_2022.pgn.gz"
+    sets = [("bench", POSITIONS, bench_depth or DEFAULT_DEPTH)]
+    if count > 0:
+        sets.append(("middle games", middle_game_positions(path, count, seed), depth))
     rows = []
-    for name, fens, d in (("bench", POSITIONS, bench_depth or DEFAULT_DEPTH),
-                          ("middle games", middle_game_positions(path, count, seed), depth)):
+    for name, fens, d in sets:
         found = threads_study(fens, threads, d, rounds, hash_mb, options,
                               variants=[parse_config(f"variant:{v}").options for v in variants])
         for line in summary_lines(name, found):

@@ -179,3 +179,16 @@ def test_the_threads_study_compares_variants_against_one_reference() -> None:
         (1, ""), (2, ""), (2, "helper_depths=pattern-jump"), (2, "defer_busy=False")]
     assert all(r["nodes"] > 0 for r in rows)
     assert "(helper_depths=pattern-jump)" in summary_lines("test", rows)[2]
+
+
+def test_the_threads_study_measures_the_bench_positions_alone(tmp_path) -> None:
+    from click.testing import CliRunner
+
+    from engine.cli import main
+    out = tmp_path / "ttd.csv"
+    result = CliRunner().invoke(main, ["study", "threads", "--count", "0", "--bench-depth", "2",
+                                       "--rounds", "1", "--hash", "8", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    rows = result.stdout.splitlines()
+    assert [row.split(":")[0] for row in rows] == ["bench", "bench"]
+    assert {row.split(",")[0] for row in out.read_text().splitlines()[1:]} == {"bench"}
