@@ -187,10 +187,13 @@ texel: build
 # One search option against the engine without it, SPRT [0, 10] logistic Elo at 10+0.1:
 # make search-sprt OPTION=SEEPruning SEED=51; a combo's value by VALUE (OPTION=TimeManagement
 # VALUE=effort), another clock by TC (TC=60+0.6), a second part beside the first by PART=_b.
+# Parts of one test run with SPRT=off (a part stopping on its own verdict biases the whole) and
+# are judged together: nmm-chess match-log A.log A_b.log --sprt 0 10 --sprt-model logistic.
 search-sprt: build
 	mkdir -p reports/strength
 	$(PY) -m engine.cli match nmm:$(OPTION)=$(or $(VALUE),true) nmm --games 2000 --tc $(or $(TC),10+0.1) \
-	    --seed $(SEED) --sprt 0 10 --sprt-model logistic --concurrency $(or $(CONCURRENCY),1) \
+	    --seed $(SEED) $(if $(filter off,$(SPRT)),,--sprt 0 10 --sprt-model logistic) \
+	    --concurrency $(or $(CONCURRENCY),1) \
 	    --pgn reports/strength/$(OPTION)$(PART).pgn | tee reports/strength/$(OPTION)$(PART).log
 
 # The endgame rules from starts where they apply (both colours), 10+0.1.
