@@ -1022,14 +1022,14 @@ def study_threads(positions_file: str | None, count: int, seed: int, depth: int,
     from engine.study.tree_size import parse_config
     options = parse_config(f"engine:{config}").options
     threads = [int(t) for t in thread_counts.split(",")]
-    path = Path(positions_file) if positions_file else data_dir() / "games" / "twic_1427-1428_2022.pgn.gz"
+    extra = [parse_config(f"variant:{v}").options for v in variants]
     sets = [("bench", POSITIONS, bench_depth or DEFAULT_DEPTH)]
     if count > 0:
+        path = Path(positions_file) if positions_file else data_dir() / "games" / "twic_1427-1428_2022.pgn.gz"
         sets.append(("middle games", middle_game_positions(path, count, seed), depth))
     rows = []
     for name, fens, d in sets:
-        found = threads_study(fens, threads, d, rounds, hash_mb, options,
-                              variants=[parse_config(f"variant:{v}").options for v in variants])
+        found = threads_study(fens, threads, d, rounds, hash_mb, options, variants=extra)
         for line in summary_lines(name, found):
             click.echo(line)
         rows += [{"set": name, **r} for r in found]
