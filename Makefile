@@ -8,7 +8,7 @@ JOBS   ?= 2
 DEPS   := $(VENV)/.deps-installed
 CORE   := build/.core-built
 
-.PHONY: texel-data texel search-sprt endgame-match strength-gauntlet threads-study threads-match threads-soak cutoffs nmm-cut tree-size tree-size-deep chessmaps-study regions strategy run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
+.PHONY: texel-data texel search-sprt endgame-match strength-gauntlet strength-gauntlet-before threads-study threads-match threads-soak cutoffs nmm-cut tree-size tree-size-deep chessmaps-study regions strategy run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
         td-data td-net td-leaf td-match td-bench evaluators clean
 
 DATA   ?= $(or $(NMM_DATA),../shared/data)
@@ -203,12 +203,24 @@ endgame-match: build
 	$(PY) -m engine.cli match nmm:EndgameRules=true nmm --openings reports/strength/endgame_starts.epd \
 	    --games 200 --tc 10+0.1 --seed 1 --pgn reports/strength/endgame_rules.pgn | tee reports/strength/endgame_rules.log
 
-# Issue 14's yardstick: 100 games a pairing at 10+0.1 (GAUNTLET_GAMES to change).
+# Issue 14's yardstick: 100 games a pairing at 10+0.1 (STRENGTH_GAMES to change).
+STRENGTH_GAMES ?= 100
+STRENGTH_OPPONENTS := gnuchess toga2 glaurung:Threads=1 \
+    stockfish:UCI_LimitStrength=true,UCI_Elo=2400 stockfish:UCI_LimitStrength=true,UCI_Elo=2600
 strength-gauntlet: build
-	$(PY) -m engine.cli tournament nmm gnuchess toga2 glaurung:Threads=1 \
-	    stockfish:UCI_LimitStrength=true,UCI_Elo=2400 stockfish:UCI_LimitStrength=true,UCI_Elo=2600 \
-	    --gauntlet --games $(or $(GAUNTLET_GAMES),100) --tc 10+0.1 --concurrency 2 --seed 71 \
+	$(PY) -m engine.cli tournament nmm $(STRENGTH_OPPONENTS) \
+	    --gauntlet --games $(STRENGTH_GAMES) --tc 10+0.1 --concurrency 2 --seed 71 \
 	    --out reports/strength/gauntlet
+
+# The same gauntlet for the engine as issue 14 found it (BEFORE: hand-set weights,
+# history order), built in a worktree under var/.
+BEFORE ?= 0a30292
+strength-gauntlet-before: build
+	test -d var/before || git worktree add --detach var/before $(BEFORE)
+	cd var/before && $(abspath $(PY)) setup.py build_ext --inplace -q
+	$(PY) -m engine.cli tournament "$(abspath $(PY)) var/before/uci_main.py" $(STRENGTH_OPPONENTS) \
+	    --gauntlet --games $(STRENGTH_GAMES) --tc 10+0.1 --concurrency 2 --seed 71 \
+	    --out reports/strength/gauntlet_before
 
 clean:
 	rm -rf build ext/*.c engine/*.so .pytest_cache

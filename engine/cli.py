@@ -693,8 +693,9 @@ def train_nmm(sets: str, learn_name: str, positions: int, encoding: str, loss: s
 
 
 @train_group.command("texel")
-@click.option("--rows", "rows_file", type=click.Path(exists=True, dir_okay=False), default="var/texel/rows.npz",
-              show_default=True, help="Made by 'nmm-chess data texel'.")
+@click.option("--rows", "rows_files", type=click.Path(exists=True, dir_okay=False), multiple=True,
+              default=["var/texel/rows.npz"], show_default=True,
+              help="Made by 'nmm-chess data texel' (repeatable: the master games' and the engine's own, say).")
 @click.option("--out", type=click.Path(dir_okay=False), default="ext/eval_weights.pxi", show_default=True,
               help="The generated weights file (rebuild the core to use it).")
 @click.option("--report", type=click.Path(dir_okay=False), default="reports/texel/train.json", show_default=True)
@@ -709,7 +710,7 @@ def train_nmm(sets: str, learn_name: str, positions: int, encoding: str, loss: s
 @click.option("--l2", type=float, default=5e-9, show_default=True,
               help="Pull towards the starting weights (keeps rarely counted weights put).")
 @click.option("--seed", type=int, default=1, show_default=True)
-def train_texel(rows_file: str, out: str, report: str, checkpoint: str, resume: bool, epochs: int, batch: int,
+def train_texel(rows_files: tuple[str, ...], out: str, report: str, checkpoint: str, resume: bool, epochs: int, batch: int,
                 lr: float, lr_end: float, k: float | None, l2: float, seed: int) -> None:
     """Tune the handwritten evaluation's weights on game results (Texel's method)."""
     import json
@@ -717,11 +718,11 @@ def train_texel(rows_file: str, out: str, report: str, checkpoint: str, resume: 
     import sys
 
     from engine._core import eval_weights
-    from engine.data.texel import load
+    from engine.data.texel import load_many
     from engine.evaluation.weights import write_pxi
     from engine.train.texel import Config, train
     try:
-        header, rows = load(Path(rows_file))
+        header, rows = load_many([Path(f) for f in rows_files])
     except ValueError as e:
         raise click.ClickException(str(e)) from None
     config = Config(epochs=epochs, batch=batch, lr=lr, lr_end=lr_end, k=k, l2=l2, seed=seed)
@@ -729,7 +730,7 @@ def train_texel(rows_file: str, out: str, report: str, checkpoint: str, resume: 
     command = " ".join(["nmm-chess train texel"] + [shlex.quote(a) for a in sys.argv[3:]])
     write_pxi(Path(out), result["weights"], [
         f"Tuned by: {command}",
-        f"on {rows_file}: {header['rows']:,} quiet positions of {header['games']:,} games "
+        f"on {', '.join(rows_files)}: {header['rows']:,} quiet positions of {header['games']:,} games "
         f"({', '.join(header['files'])}), seed {header['seed']}",
         f"K {result['k']:.4f}; validation error {result['validation_start']:.6f} -> "
         f"{result['validation_end']:.6f}"])

@@ -8,9 +8,9 @@ import pytest
 from engine._core import (Board, Searcher, eval_coefficients, eval_trace, eval_weights, set_eval_weights,
                           texel_rows)
 from engine.data.pgn import parse_game, split_games
-from engine.data.texel import build, load
+from engine.data.texel import build, load, load_many
 from engine.evaluation import weights
-from engine.train.texel import Config, evaluate, train
+from engine.train.texel import Config, evaluate, split, train
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -157,3 +157,20 @@ def test_rows_of_another_layout_are_refused(tmp_path, fixtures) -> None:
     np.savez(rows_path, **arrays)
     with pytest.raises(ValueError, match="layout"):
         load(rows_path)
+
+
+def test_rows_files_are_read_as_one_with_their_games_apart(tmp_path, fixtures) -> None:
+    """The master games' rows and the engine's own: one validation split by game over both."""
+    games = fixtures / "games" / "masters_sample.pgn"
+    build(tmp_path, tmp_path / "a.npz", None, every=4, seed=1, jobs=1, files=[games])
+    build(tmp_path, tmp_path / "b.npz", None, every=3, seed=2, jobs=1, files=[games])
+    (ha, a), (hb, b) = load(tmp_path / "a.npz"), load(tmp_path / "b.npz")
+    header, rows = load_many([tmp_path / "a.npz", tmp_path / "b.npz"])
+    assert len(rows["result"]) == header["rows"] == ha["rows"] + hb["rows"]
+    assert header["games"] == ha["games"] + hb["games"]
+    first, second = rows["game"][:ha["rows"]], rows["game"][ha["rows"]:]
+    assert set(first) == set(a["game"]) and not set(first) & set(second)
+    assert len(np.unique(rows["game"])) == len(np.unique(a["game"])) + len(np.unique(b["game"]))
+    np.testing.assert_array_equal(rows["coef"][ha["rows"]:], b["coef"])
+    train_rows, val_rows = split(rows, 0.2, seed=1)
+    assert not set(rows["game"][train_rows]) & set(rows["game"][val_rows])

@@ -91,3 +91,27 @@ def load(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
     if header["layout"] != [[name, count] for name, count, _ in weights.LAYOUT]:
         raise ValueError(f"{path} was built for another weight layout: build it again")
     return header, arrays
+
+
+def load_many(paths: list[Path]) -> tuple[dict, dict[str, np.ndarray]]:
+    """Several rows files as one, e.g. the master collections' and the
+    engine's own games': their games stay apart (each file's game numbers are
+    moved past the last one's), so a validation split by game holds.
+
+    >>> header, rows = load_many([Path("var/texel/rows.npz"), Path("var/texel/own.npz")])  # doctest: +SKIP
+    """
+    headers, parts, offset = [], [], 0
+    for path in paths:
+        header, arrays = load(path)
+        arrays["game"] = arrays["game"].astype(np.int64) + offset
+        offset = int(arrays["game"].max()) + 1 if len(arrays["game"]) else offset
+        headers.append(header)
+        parts.append(arrays)
+    if len(parts) == 1:
+        return headers[0], parts[0]
+    merged = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    header = dict(headers[0], files=[f for h in headers for f in h["files"]],
+                  seed=[h["seed"] for h in headers], games=sum(h["games"] for h in headers),
+                  rows=sum(h["rows"] for h in headers))
+    return header, merged
+
