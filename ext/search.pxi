@@ -199,6 +199,74 @@ cdef int probcut(Search* s, int depth, int pc_beta, int ply, bint cut_node, int 
             return score
 
 
+cdef void reward_quiet_cutoff(Search* s, Picker* picker, Move m, Move* tried, int n_tried, int ply, int depth,
+                              int quiets, int score) noexcept nogil:
+    """What a quiet move that failed high teaches: the killers, the history,
+    the statistics, the counter-move, the cut-off records, the move chains and
+    tables, and the adaptive weight."""
+    cdef Position* pos = &s.pos
+    cdef Move* counter
+    if m != s.killers[ply][0]:
+        s.killers[ply][1] = s.killers[ply][0]
+        s.killers[ply][0] = m
+    history_reward(s, pos, m, depth)
+    if s.opt.cont_history or s.opt.history_lmr:
+        stats_after_cutoff(s, pos, m, tried, n_tried, ply, depth)
+    if s.opt.counter_moves:
+        counter = counter_slot(s, pos)
+        if counter != NULL:
+            counter[0] = m
+    if s.cutoffs != NULL:
+        record_cutoff(s.cutoffs, pos, &picker.moves[picker.n_noisy],
+                      picker.n - picker.n_noisy, m, depth, quiets - 1)
+    if s.opt.move_chains:
+        chain_store(s, pos.stm, m, s.stubborn[ply + 1])
+    if s.opt.move_tables:
+        mt_reinforce(s, pos, m, s.stubborn[ply + 1], s.stubborn_reply[ply + 1], score)
+    if (s.opt.adaptive and picker.has_aux and picker.stage == STAGE_QUIETS
+            and picker.quiets_returned > 1):
+        adapt_history_weight(s, picker, m)
+
+
+cdef int prune_before_moves(Search* s, int depth, int alpha, int beta, int ply, int eval, bint improving,
+                            bint allow_null, bint cut_node) noexcept nogil:
+    """A non-PV node's score without its moves, where razoring, reverse
+    futility or a null move can give one; else NO_SCORE."""
+    cdef Position* pos = &s.pos
+    cdef int score, R
+    # Razoring: so far below alpha that only a tactic could help; if
+    # quiescence finds none, trust it.
+    if s.opt.razoring and depth <= 3 and eval + 250 * depth <= alpha:
+        score = qsearch(s, alpha, alpha + 1, ply)
+        if s.stopped:
+            return 0
+        if score <= alpha:
+            return score
+    # Reverse futility: far enough above beta that a quiet move will not fall below it.
+    if (s.opt.futility and depth <= 6 and eval < MATE_BOUND
+            and eval - 80 * depth + (30 if improving else 0) >= beta):
+        return eval
+    # Null move: if passing still fails high, a real move will too (not in zugzwang).
+    if (s.opt.null_move and allow_null and depth >= 2 and eval >= beta
+            and beta > -MATE_BOUND and has_pieces(pos, pos.stm)):
+        R = 3 + depth // 4 + min((eval - beta) // 200, 3)
+        s.cont_key[ply] = -1
+        make_null(pos)
+        score = -negamax(s, depth - 1 - R, -beta, -beta + 1, ply + 1, False, not cut_node)
+        unmake_null(pos)
+        if s.stopped:
+            return 0
+        if score >= beta:
+            if score >= MATE_BOUND:
+                score = beta
+            if depth < 10:
+                return score
+            # Deep nodes: verify with a real search (no null move) before trusting it.
+            if negamax(s, depth - 1 - R, beta - 1, beta, ply, False, cut_node) >= beta:
+                return score
+    return NO_SCORE
+
+
 cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_null,
                  bint cut_node) noexcept nogil:
     """Score of the position within (alpha, beta), ``depth`` plies plus quiescence.
@@ -214,12 +282,11 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
     cdef bint hit
     cdef Move m, tt_move = 0, best_move = 0
     cdef int score, best = -INFINITE, eval, tt_score, r, new_depth, searched = 0, quiets = 0
-    cdef int original_alpha = alpha, R
+    cdef int original_alpha = alpha
     cdef bint check = in_check(pos), is_pv = beta - alpha > 1, improving, noisy, gives_check
     cdef bint futile, killer
     cdef Move excluded = s.excluded[ply]
     cdef int extension, singular_beta, n_tried = 0
-    cdef Move* counter
     cdef Move tried[64]             # quiet moves searched, for the statistics' malus
     cdef int stat = 0
     cdef Move deferred[DEFER_MAX]   # moves put off because another thread is searching them
@@ -276,36 +343,9 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
                  and eval > s.static_eval[ply - 2])
 
     if not is_pv and not check and not excluded:
-        # Razoring: so far below alpha that only a tactic could help; if
-        # quiescence finds none, trust it.
-        if s.opt.razoring and depth <= 3 and eval + 250 * depth <= alpha:
-            score = qsearch(s, alpha, alpha + 1, ply)
-            if s.stopped:
-                return 0
-            if score <= alpha:
-                return score
-        # Reverse futility: far enough above beta that a quiet move will not fall below it.
-        if (s.opt.futility and depth <= 6 and eval < MATE_BOUND
-                and eval - 80 * depth + (30 if improving else 0) >= beta):
-            return eval
-        # Null move: if passing still fails high, a real move will too (not in zugzwang).
-        if (s.opt.null_move and allow_null and depth >= 2 and eval >= beta
-                and beta > -MATE_BOUND and has_pieces(pos, pos.stm)):
-            R = 3 + depth // 4 + min((eval - beta) // 200, 3)
-            s.cont_key[ply] = -1
-            make_null(pos)
-            score = -negamax(s, depth - 1 - R, -beta, -beta + 1, ply + 1, False, not cut_node)
-            unmake_null(pos)
-            if s.stopped:
-                return 0
-            if score >= beta:
-                if score >= MATE_BOUND:
-                    score = beta
-                if depth < 10:
-                    return score
-                # Deep nodes: verify with a real search (no null move) before trusting it.
-                if negamax(s, depth - 1 - R, beta - 1, beta, ply, False, cut_node) >= beta:
-                    return score
+        score = prune_before_moves(s, depth, alpha, beta, ply, eval, improving, allow_null, cut_node)
+        if score != NO_SCORE:
+            return score
 
     # ProbCut: a capture that keeps a margin above beta in quiescence and in a
     # search four plies shallower would very likely cut off at full depth.
@@ -466,26 +506,7 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
                 update_pv(s, ply, m)
                 if score >= beta:
                     if not noisy:
-                        if m != s.killers[ply][0]:
-                            s.killers[ply][1] = s.killers[ply][0]
-                            s.killers[ply][0] = m
-                        history_reward(s, pos, m, depth)
-                        if s.opt.cont_history or s.opt.history_lmr:
-                            stats_after_cutoff(s, pos, m, tried, n_tried, ply, depth)
-                        if s.opt.counter_moves:
-                            counter = counter_slot(s, pos)
-                            if counter != NULL:
-                                counter[0] = m
-                        if s.cutoffs != NULL:
-                            record_cutoff(s.cutoffs, pos, &picker.moves[picker.n_noisy],
-                                          picker.n - picker.n_noisy, m, depth, quiets - 1)
-                        if s.opt.move_chains:
-                            chain_store(s, pos.stm, m, s.stubborn[ply + 1])
-                        if s.opt.move_tables:
-                            mt_reinforce(s, pos, m, s.stubborn[ply + 1], s.stubborn_reply[ply + 1], score)
-                        if (s.opt.adaptive and picker.has_aux and picker.stage == STAGE_QUIETS
-                                and picker.quiets_returned > 1):
-                            adapt_history_weight(s, &picker, m)
+                        reward_quiet_cutoff(s, &picker, m, tried, n_tried, ply, depth, quiets, score)
                     break
     if crumb:
         busy_unmark(s, crumb)
