@@ -3,7 +3,9 @@
 Every pairing plays the same openings with both colours (the match runner
 of engine/tools/match.py). Each pairing's scores are kept in
 ``<out>/pairs.json`` as soon as it finishes, so an interrupted tournament
-resumes at the first pairing not played. The crosstable and each player's
+resumes at the first pairing not played (the one under way starts again);
+its games go to ``<out>/games/<a>_vs_<b>.pgn`` as they finish, each with a
+line in the log. The crosstable and each player's
 Elo against the field (95% error bar) are written as CSV, text and PNG.
 
 >>> schedule(["a", "b", "c"]), schedule(["a", "b", "c"], gauntlet=True)
@@ -16,6 +18,7 @@ from __future__ import annotations
 import csv
 import itertools
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -123,7 +126,10 @@ def play(specs: dict[str, EngineSpec], pairings: list[tuple[str, str]], openings
         if key in pairs:
             continue
         if runner == "builtin":
-            summary = run_match(specs[a], specs[b], openings, base, inc, concurrency, True, depth=depth)
+            (store.parent / "games").mkdir(parents=True, exist_ok=True)
+            with open(pgn_path(store.parent, a, b), "w") as pgn:
+                summary = run_match(specs[a], specs[b], openings, base, inc, concurrency, True,
+                                    on_game=game_writer(pgn, key, log), depth=depth)
         else:
             from engine.tools.runners import run_external
             summary = run_external(runner, specs[a], specs[b], openings, base, inc, concurrency, True, depth,
@@ -132,6 +138,28 @@ def play(specs: dict[str, EngineSpec], pairings: list[tuple[str, str]], openings
         save_json(store, pairs)
         log(f"{a} vs {b}: {sum(pairs[key]):g}-{len(pairs[key]) - sum(pairs[key]):g}")
     return pairs
+
+
+def pgn_path(out: Path, a: str, b: str) -> Path:
+    """Where a pairing's games go: ``nmm(Threads=2)`` and ``stockfish`` ->
+    ``games/nmm_Threads=2_vs_stockfish.pgn``.
+
+    >>> pgn_path(Path("t"), "nmm(Threads=2)", "stockfish").as_posix()
+    't/games/nmm_Threads=2_vs_stockfish.pgn'
+    """
+    def slug(name: str) -> str:
+        return re.sub(r"[^A-Za-z0-9.=+-]+", "_", name).strip("_")[:80]
+    return out / "games" / f"{slug(a)}_vs_{slug(b)}.pgn"
+
+
+def game_writer(pgn, pairing: str, log: Callable[[str], None]) -> Callable:
+    """run_match's on_game: the game into ``pgn`` and a line of the pairing's score so far."""
+    def on_game(game, summary) -> None:
+        pgn.write(game.pgn + "\n\n")
+        pgn.flush()
+        w, d, l = summary.count(1.0), summary.count(0.5), summary.count(0.0)
+        log(f"{pairing} game {len(summary.games)}: {game.result} {game.reason}  +{w} ={d} -{l}")
+    return on_game
 
 
 def play_units(specs: dict[str, EngineSpec], pairings: list[tuple[str, str]], openings: list[chess.Board],
