@@ -8,7 +8,7 @@ JOBS   ?= 2
 DEPS   := $(VENV)/.deps-installed
 CORE   := build/.core-built
 
-.PHONY: texel-data texel search-sprt endgame-match strength-gauntlet strength-gauntlet-before threads-study threads-match threads-soak cutoffs nmm-cut tree-size tree-size-deep chessmaps-study regions strategy run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
+.PHONY: texel-data texel search-sprt sprt-status endgame-match strength-gauntlet strength-gauntlet-before threads-study threads-match threads-soak cutoffs nmm-cut tree-size tree-size-deep chessmaps-study regions strategy run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
         td-data td-net td-leaf td-match td-bench evaluators clean
 
 DATA   ?= $(or $(NMM_DATA),../shared/data)
@@ -188,13 +188,17 @@ texel: build
 # make search-sprt OPTION=SEEPruning SEED=51; a combo's value by VALUE (OPTION=TimeManagement
 # VALUE=effort), another clock by TC (TC=60+0.6), a second part beside the first by PART=_b.
 # Parts of one test run with SPRT=off (a part stopping on its own verdict biases the whole) and
-# are judged together: nmm-chess match-log A.log A_b.log --sprt 0 10 --sprt-model logistic.
+# are judged together (make sprt-status OPTION=SEEPruning reads every part in order).
 search-sprt: build
 	mkdir -p reports/strength
 	$(PY) -m engine.cli match nmm:$(OPTION)=$(or $(VALUE),true) nmm --games 2000 --tc $(or $(TC),10+0.1) \
 	    --seed $(SEED) $(if $(filter off,$(SPRT)),,--sprt 0 10 --sprt-model logistic) \
 	    --concurrency $(or $(CONCURRENCY),1) \
 	    --pgn reports/strength/$(OPTION)$(PART).pgn | tee reports/strength/$(OPTION)$(PART).log
+
+sprt-status:
+	$(PY) -m engine.cli match-log $(sort $(wildcard reports/strength/$(OPTION).log reports/strength/$(OPTION)_?.log)) \
+	    --sprt 0 10 --sprt-model logistic
 
 # The endgame rules from starts where they apply (both colours), 10+0.1.
 endgame-match: build
