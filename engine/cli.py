@@ -710,8 +710,8 @@ def train_nmm(sets: str, learn_name: str, positions: int, encoding: str, loss: s
 @click.option("--l2", type=float, default=5e-9, show_default=True,
               help="Pull towards the starting weights (keeps rarely counted weights put).")
 @click.option("--seed", type=int, default=1, show_default=True)
-def train_texel(rows_files: tuple[str, ...], out: str, report: str, checkpoint: str, resume: bool, epochs: int, batch: int,
-                lr: float, lr_end: float, k: float | None, l2: float, seed: int) -> None:
+def train_texel(rows_files: tuple[str, ...], out: str, report: str, checkpoint: str, resume: bool, epochs: int,
+                batch: int, lr: float, lr_end: float, k: float | None, l2: float, seed: int) -> None:
     """Tune the handwritten evaluation's weights on game results (Texel's method)."""
     import json
     import shlex

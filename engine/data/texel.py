@@ -114,4 +114,3 @@ def load_many(paths: list[Path]) -> tuple[dict, dict[str, np.ndarray]]:
                   seed=[h["seed"] for h in headers], games=sum(h["games"] for h in headers),
                   rows=sum(h["rows"] for h in headers))
     return header, merged
-
