@@ -214,7 +214,7 @@ def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | Non
           nodes: int | None) -> None:
     """Play ENGINE_A against ENGINE_B, e.g. nmm stockfish:UCI_LimitStrength=true,UCI_Elo=2000."""
     from engine.tools.engines import parse_spec
-    from engine.tools.match import load_openings, report, run_match
+    from engine.tools.match import game_writer, load_openings, report, run_match
     from engine.tools.sprt import Sprt, pentanomial
 
     try:
@@ -226,14 +226,8 @@ def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | Non
     base, inc = clock(tc)
     boards = load_openings(opening_book(openings), (games + 1) // 2, seed)
     pgn_file = open(pgn, "w") if pgn else None
+    on_game = game_writer(click.echo, pgn_file)
 
-    def on_game(game, summary) -> None:
-        w, d, l = summary.count(1.0), summary.count(0.5), summary.count(0.0)
-        click.echo(f"game {len(summary.games):3}: {game.result:7} {game.reason:28} "
-                   f"(A {'white' if game.a_white else 'black'})  +{w} ={d} -{l}  opening {game.opening + 1}")
-        if pgn_file:
-            pgn_file.write(game.pgn + "\n\n")
-            pgn_file.flush()
     def decided(summary) -> bool:
         return test is not None and test.verdict(pentanomial(summary.pairs()))[1] is not None
     if runner == "builtin":

@@ -25,7 +25,7 @@ def test_a_gauntlet_writes_its_tables_and_resumes(tmp_path):
     assert (out / "pairings.csv").read_text().splitlines()[0] == "player,opponent,games,points,elo,error95"
     games = (out / "games" / "nmm_vs_nmm_Eval=td.pgn").read_text()
     assert games.count("[Event ") == 2 and '[Black "nmm(Eval=td)"]' in games
-    assert "nmm vs nmm(Eval=td) game 2: " in result.output
+    assert "nmm vs nmm(Eval=td): game   2: " in result.output
     pairs["nmm vs nmm(Eval=td)"] = [1.0, 1.0]                   # a finished pairing is not played again
     (out / "pairs.json").write_text(json.dumps(pairs))
     assert CliRunner().invoke(main, args).exit_code == 0

@@ -300,6 +300,20 @@ class PairUnit:
         return board
 
 
+def game_writer(log: Callable[[str], None], pgn=None,
+                prefix: str = "") -> Callable[[GameResult, MatchSummary], None]:
+    """run_match's on_game: a line per game with the score so far (the format
+    ``match-log`` reads, after ``prefix``), and the game into ``pgn`` if given."""
+    def on_game(game: GameResult, summary: MatchSummary) -> None:
+        w, d, l = summary.count(1.0), summary.count(0.5), summary.count(0.0)
+        log(f"{prefix}game {len(summary.games):3}: {game.result:7} {game.reason:28} "
+            f"(A {'white' if game.a_white else 'black'})  +{w} ={d} -{l}  opening {game.opening + 1}")
+        if pgn is not None:
+            pgn.write(game.pgn + "\n\n")
+            pgn.flush()
+    return on_game
+
+
 def play_pair(unit: PairUnit) -> list[GameResult]:
     """The two games of ``unit`` (A white, then A black), on the machine that
     runs it (engine/tools/workpool.py)."""

@@ -26,7 +26,7 @@ from pathlib import Path
 import chess
 
 from engine.tools.engines import EngineSpec
-from engine.tools.match import run_match
+from engine.tools.match import game_writer, run_match
 from engine.tools.sprt import score_elo
 from engine.tools.workpool import save_json
 
@@ -129,7 +129,7 @@ def play(specs: dict[str, EngineSpec], pairings: list[tuple[str, str]], openings
             (store.parent / "games").mkdir(parents=True, exist_ok=True)
             with open(pgn_path(store.parent, a, b), "w") as pgn:
                 summary = run_match(specs[a], specs[b], openings, base, inc, concurrency, True,
-                                    on_game=game_writer(pgn, key, log), depth=depth)
+                                    on_game=game_writer(log, pgn, f"{key}: "), depth=depth)
         else:
             from engine.tools.runners import run_external
             summary = run_external(runner, specs[a], specs[b], openings, base, inc, concurrency, True, depth,
@@ -150,16 +150,6 @@ def pgn_path(out: Path, a: str, b: str) -> Path:
     def slug(name: str) -> str:
         return re.sub(r"[^A-Za-z0-9.=+-]+", "_", name).strip("_")[:80]
     return out / "games" / f"{slug(a)}_vs_{slug(b)}.pgn"
-
-
-def game_writer(pgn, pairing: str, log: Callable[[str], None]) -> Callable:
-    """run_match's on_game: the game into ``pgn`` and a line of the pairing's score so far."""
-    def on_game(game, summary) -> None:
-        pgn.write(game.pgn + "\n\n")
-        pgn.flush()
-        w, d, l = summary.count(1.0), summary.count(0.5), summary.count(0.0)
-        log(f"{pairing} game {len(summary.games)}: {game.result} {game.reason}  +{w} ={d} -{l}")
-    return on_game
 
 
 def play_units(specs: dict[str, EngineSpec], pairings: list[tuple[str, str]], openings: list[chess.Board],
