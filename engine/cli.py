@@ -687,9 +687,9 @@ def train_nmm(sets: str, learn_name: str, positions: int, encoding: str, loss: s
 
 
 @train_group.command("texel")
-@click.option("--rows", "rows_files", type=click.Path(exists=True, dir_okay=False), multiple=True,
-              default=["var/texel/rows.npz"], show_default=True,
-              help="Made by 'nmm-chess data texel' (repeatable: the master games' and the engine's own, say).")
+@click.option("--rows", "rows_files", multiple=True, default=["var/texel/rows.npz"], show_default=True,
+              help="Made by 'nmm-chess data texel' (repeatable: the master games' and the engine's own, say); "
+                   "FILE@N counts each of its rows N times.")
 @click.option("--out", type=click.Path(dir_okay=False), default="ext/eval_weights.pxi", show_default=True,
               help="The generated weights file (rebuild the core to use it).")
 @click.option("--report", type=click.Path(dir_okay=False), default="reports/texel/train.json", show_default=True)
@@ -712,11 +712,15 @@ def train_texel(rows_files: tuple[str, ...], out: str, report: str, checkpoint: 
     import sys
 
     from engine._core import eval_weights
-    from engine.data.texel import load_many
+    from engine.data.texel import load_many, rows_arg
     from engine.evaluation.weights import write_pxi
     from engine.train.texel import Config, train
     try:
-        header, rows = load_many([Path(f) for f in rows_files])
+        files = [rows_arg(f) for f in rows_files]
+        for path, _ in files:
+            if not path.is_file():
+                raise ValueError(f"no rows file {path}: make it with 'nmm-chess data texel'")
+        header, rows = load_many([p for p, _ in files], [n for _, n in files])
     except ValueError as e:
         raise click.ClickException(str(e)) from None
     config = Config(epochs=epochs, batch=batch, lr=lr, lr_end=lr_end, k=k, l2=l2, seed=seed)

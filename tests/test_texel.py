@@ -174,3 +174,33 @@ def test_rows_files_are_read_as_one_with_their_games_apart(tmp_path, fixtures) -
     np.testing.assert_array_equal(rows["coef"][ha["rows"]:], b["coef"])
     train_rows, val_rows = split(rows, 0.2, seed=1)
     assert not set(rows["game"][train_rows]) & set(rows["game"][val_rows])
+    _, weighted = load_many([tmp_path / "a.npz", tmp_path / "b.npz"], [1, 3])
+    assert len(weighted["result"]) == ha["rows"] + 3 * hb["rows"]
+    np.testing.assert_array_equal(weighted["coef"][-hb["rows"]:], b["coef"])
+    assert set(weighted["game"][ha["rows"]:]) == set(second)     # the same games, three times over
+    train_rows, val_rows = split(weighted, 0.2, seed=1)
+    assert not set(weighted["game"][train_rows]) & set(weighted["game"][val_rows])
+
+
+def test_train_texel_takes_weighted_rows_files_and_refuses_bad_ones(tmp_path, fixtures) -> None:
+    """``--rows FILE@N`` from the command line: the weight reaches the report,
+    and a missing file or a weight that is no whole number is a clear error."""
+    import json
+
+    from click.testing import CliRunner
+
+    from engine.cli import main
+    games = fixtures / "games" / "masters_sample.pgn"
+    build(tmp_path, tmp_path / "a.npz", None, every=4, seed=1, jobs=1, files=[games])
+    out, report = tmp_path / "w.pxi", tmp_path / "r.json"
+    base = ["train", "texel", "--epochs", "1", "--batch", "64", "--out", str(out), "--report", str(report),
+            "--checkpoint", str(tmp_path / "c.npz"), "--rows", str(tmp_path / "a.npz")]
+    result = CliRunner().invoke(main, base + ["--rows", f"{tmp_path / 'a.npz'}@3"])
+    assert result.exit_code == 0, result.output
+    record = json.loads(report.read_text())
+    assert record["data"]["weight"] == [1, 3] and record["train_rows"] + record["validation_rows"] == 4 * \
+        load(tmp_path / "a.npz")[0]["rows"]
+    assert "a.npz@3" in out.read_text()
+    for bad, says in ((f"{tmp_path / 'a.npz'}@0", "whole number"), (f"{tmp_path / 'none.npz'}", "no rows file")):
+        result = CliRunner().invoke(main, base + ["--rows", bad])
+        assert result.exit_code != 0 and says in result.output

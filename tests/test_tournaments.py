@@ -32,6 +32,32 @@ def test_a_gauntlet_writes_its_tables_and_resumes(tmp_path):
     assert json.loads((out / "pairs.json").read_text())["nmm vs nmm(Eval=td)"] == [1.0, 1.0]
 
 
+def test_a_pairing_cut_short_keeps_its_finished_games(tmp_path):
+    """A kill in the middle of a pairing loses only the game under way: the
+    games in its PGN count, and only the rest are played."""
+    import chess.pgn
+    openings = tmp_path / "openings.epd"
+    openings.write_text("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -\n")
+    out = tmp_path / "t"
+    args = ["tournament", "nmm", "nmm:NullMove=false", "--gauntlet", "--games", "2",
+            "--depth", "1", "--openings", str(openings), "--out", str(out)]
+    pgn = out / "games" / "nmm_vs_nmm_NullMove=false.pgn"
+    pgn.parent.mkdir(parents=True)
+    board = chess.Board(openings.read_text().split("\n")[0])
+    board.push_san("e5")
+    kept = chess.pgn.Game.from_board(board)
+    kept.headers.update({"White": "nmm(NullMove=false)", "Black": "nmm", "Result": "1-0", "Round": "1"})
+    cut = '[Round "1"]\n[White "nmm"]\n[Black "nmm(NullMove=false)"]\n\n1. e4 e5 2. Nf3'
+    pgn.write_text(f"{kept}\n\n{cut}")            # A lost as black; the game as white was under way
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "1 games kept" in result.output and "game   2: " in result.output
+    assert "game   1: " not in result.output
+    scores = json.loads((out / "pairs.json").read_text())["nmm vs nmm(NullMove=false)"]
+    assert len(scores) == 2 and scores[0] == 0.0                  # the kept game, as it ended
+    assert pgn.read_text().count("[Event ") == 2 and '[Result "*"]' not in pgn.read_text()
+
+
 def test_one_engine_is_no_tournament(tmp_path):
     result = CliRunner().invoke(main, ["tournament", "nmm", "--out", str(tmp_path)])
     assert result.exit_code != 0 and "two engines" in result.output

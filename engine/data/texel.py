@@ -93,24 +93,45 @@ def load(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
     return header, arrays
 
 
-def load_many(paths: list[Path]) -> tuple[dict, dict[str, np.ndarray]]:
+def rows_arg(text: str) -> tuple[Path, int]:
+    """A rows file on the command line, with how many times each of its rows
+    counts after an ``@``: the engine's own games are a few percent of the
+    master collections' rows, and count that little unless weighted.
+
+    >>> rows_arg("var/texel/own.npz@8"), rows_arg("var/texel/rows.npz")
+    ((PosixPath('var/texel/own.npz'), 8), (PosixPath('var/texel/rows.npz'), 1))
+    """
+    name, at, times = text.rpartition("@")
+    if not at:
+        return Path(text), 1
+    if not times.isdigit() or int(times) < 1:
+        raise ValueError(f"{text}: the weight after @ is a whole number from 1")
+    return Path(name), int(times)
+
+
+def load_many(paths: list[Path], weights_: list[int] | None = None) -> tuple[dict, dict[str, np.ndarray]]:
     """Several rows files as one, e.g. the master collections' and the
     engine's own games': their games stay apart (each file's game numbers are
-    moved past the last one's), so a validation split by game holds.
+    moved past the last one's), so a validation split by game holds. A file
+    of weight n has its rows n times over (the same games: a split keeps them
+    together), so that each counts n times in the error.
 
-    >>> header, rows = load_many([Path("var/texel/rows.npz"), Path("var/texel/own.npz")])  # doctest: +SKIP
+    >>> header, rows = load_many([Path("var/texel/rows.npz"), Path("var/texel/own.npz")], [1, 8])  # doctest: +SKIP
     """
+    weights_ = weights_ or [1] * len(paths)
     headers, parts, offset = [], [], 0
-    for path in paths:
+    for path, times in zip(paths, weights_):
         header, arrays = load(path)
         arrays["game"] = arrays["game"].astype(np.int64) + offset
         offset = int(arrays["game"].max()) + 1 if len(arrays["game"]) else offset
-        headers.append(header)
+        if times > 1:
+            arrays = {k: np.concatenate([v] * times) for k, v in arrays.items()}
+        headers.append(dict(header, weight=times))
         parts.append(arrays)
-    if len(parts) == 1:
+    if len(parts) == 1 and weights_[0] == 1:
         return headers[0], parts[0]
     merged = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
     header = dict(headers[0], files=[f for h in headers for f in h["files"]],
                   seed=[h["seed"] for h in headers], games=sum(h["games"] for h in headers),
-                  rows=sum(h["rows"] for h in headers))
+                  rows=sum(h["rows"] for h in headers), weight=[h["weight"] for h in headers])
     return header, merged

@@ -228,14 +228,19 @@ def run_match(a: EngineSpec, b: EngineSpec, openings: list[chess.Board], base: f
               concurrency: int = 1, adjudicate: bool = True,
               on_game: Callable[[GameResult, MatchSummary], None] | None = None,
               ponder: bool = False, depth: int | None = None,
-              stop: Callable[[MatchSummary], bool] | None = None, nodes: int | None = None) -> MatchSummary:
+              stop: Callable[[MatchSummary], bool] | None = None, nodes: int | None = None,
+              played: list[GameResult] = ()) -> MatchSummary:
     """Every opening twice (A white, then A black), on ``concurrency`` threads;
-    no new game once ``stop(summary)`` says so (games under way are finished)."""
+    no new game once ``stop(summary)`` says so (games under way are finished).
+    ``played``: games of an interrupted run of the same match (read_games),
+    kept in the summary and not played again."""
     tasks: queue.Queue = queue.Queue()
+    done = {(g.opening, g.a_white) for g in played}
     for i in range(len(openings)):
-        tasks.put((i, True))
-        tasks.put((i, False))
-    summary = MatchSummary()
+        for a_white in (True, False):
+            if (i, a_white) not in done:
+                tasks.put((i, a_white))
+    summary = MatchSummary(list(played))
     lock = threading.Lock()
     names = {"a": a.label, "b": b.label}
 
@@ -312,6 +317,22 @@ def game_writer(log: Callable[[str], None], pgn=None,
             pgn.write(game.pgn + "\n\n")
             pgn.flush()
     return on_game
+
+
+def read_games(path: Path, a_label: str) -> list[GameResult]:
+    """The finished games in a PGN that ``game_writer`` wrote, as results of
+    the match's player A (``a_label``); a missing file has none, and a game
+    cut off when the run was killed is left out."""
+    games: list[GameResult] = []
+    if not path.exists():
+        return games
+    with path.open() as f:
+        while (game := chess.pgn.read_game(f)) is not None:
+            h = game.headers
+            if h.get("Result") in ("1-0", "0-1", "1/2-1/2") and h.get("Round", "").isdigit() and not game.errors:
+                games.append(GameResult(int(h["Round"]) - 1, h.get("White") == a_label, h["Result"],
+                                        h.get("Termination", ""), game.end().ply(), pgn=str(game)))
+    return games
 
 
 def play_pair(unit: PairUnit) -> list[GameResult]:

@@ -2,10 +2,9 @@
 
 Every pairing plays the same openings with both colours (the match runner
 of engine/tools/match.py). Each pairing's scores are kept in
-``<out>/pairs.json`` as soon as it finishes, so an interrupted tournament
-resumes at the first pairing not played (the one under way starts again);
-its games go to ``<out>/games/<a>_vs_<b>.pgn`` as they finish, each with a
-line in the log. The crosstable and each player's
+``<out>/pairs.json`` as soon as it finishes, and its games go to
+``<out>/games/<a>_vs_<b>.pgn`` as they finish, each with a line in the log:
+an interrupted tournament resumes at the first game not played. The crosstable and each player's
 Elo against the field (95% error bar) are written as CSV, text and PNG.
 
 >>> schedule(["a", "b", "c"]), schedule(["a", "b", "c"], gauntlet=True)
@@ -26,7 +25,7 @@ from pathlib import Path
 import chess
 
 from engine.tools.engines import EngineSpec
-from engine.tools.match import game_writer, run_match
+from engine.tools.match import game_writer, read_games, run_match
 from engine.tools.sprt import score_elo
 from engine.tools.workpool import save_json
 
@@ -126,10 +125,15 @@ def play(specs: dict[str, EngineSpec], pairings: list[tuple[str, str]], openings
         if key in pairs:
             continue
         if runner == "builtin":
-            (store.parent / "games").mkdir(parents=True, exist_ok=True)
-            with open(pgn_path(store.parent, a, b), "w") as pgn:
+            path = pgn_path(store.parent, a, b)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            played = read_games(path, specs[a].label)      # the pairing a kill cut short
+            if played:
+                log(f"{key}: {len(played)} games kept from {path}")
+            with open(path, "w") as pgn:
+                pgn.writelines(g.pgn + "\n\n" for g in played)
                 summary = run_match(specs[a], specs[b], openings, base, inc, concurrency, True,
-                                    on_game=game_writer(log, pgn, f"{key}: "), depth=depth)
+                                    on_game=game_writer(log, pgn, f"{key}: "), depth=depth, played=played)
         else:
             from engine.tools.runners import run_external
             summary = run_external(runner, specs[a], specs[b], openings, base, inc, concurrency, True, depth,
