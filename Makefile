@@ -189,12 +189,13 @@ texel: build
 # VALUE=effort), another clock by TC (TC=60+0.6), a second part beside the first by PART=_b.
 # Parts of one test run with SPRT=off (a part stopping on its own verdict biases the whole) and
 # are judged together (make sprt-status OPTION=SEEPruning reads every part in order).
+# A run cut short goes on with RESUME=1 and the same SEED: its games count, its log grows.
 search-sprt: build
 	mkdir -p reports/strength
 	$(PY) -m engine.cli match nmm:$(OPTION)=$(or $(VALUE),true) nmm --games 2000 --tc $(or $(TC),10+0.1) \
 	    --seed $(SEED) $(if $(filter off,$(SPRT)),,--sprt 0 10 --sprt-model logistic) \
-	    --concurrency $(or $(CONCURRENCY),1) \
-	    --pgn reports/strength/$(OPTION)$(PART).pgn | tee reports/strength/$(OPTION)$(PART).log
+	    --concurrency $(or $(CONCURRENCY),1) $(if $(RESUME),--resume) \
+	    --pgn reports/strength/$(OPTION)$(PART).pgn | tee $(if $(RESUME),-a) reports/strength/$(OPTION)$(PART).log
 
 sprt-status:
 	$(PY) -m engine.cli match-log $(sort $(wildcard reports/strength/$(OPTION).log reports/strength/$(OPTION)_?.log)) \

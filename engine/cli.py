@@ -191,6 +191,9 @@ def suite(epd: str, movetime: float, limit: int | None, engine_spec: str, fullmo
                    "fastchess: -resign movecount=4 score=1000 twosided=true -draw movenumber=40 movecount=8 "
                    "score=10.")
 @click.option("--pgn", type=click.Path(dir_okay=False), default=None, help="Write the games here.")
+@click.option("--resume", is_flag=True,
+              help="Go on with the match whose games are in --pgn (same engines, --seed, --openings and "
+                   "--games): they count, and only the rest are played.")
 @click.option("--ponder", is_flag=True, help="Both engines think on the opponent's time.")
 @click.option("--depth", type=click.IntRange(1, 64), default=None,
               help="Fixed depth per move instead of a clock (e.g. the TD thesis's 2 plies).")
@@ -209,12 +212,12 @@ def suite(epd: str, movetime: float, limit: int | None, engine_spec: str, fullmo
                                       "(cutechess-cli in its BayesElo model); the report judges the games "
                                       "it played with this package's test.")
 def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | None, seed: int,
-          concurrency: int, adjudicate: bool, pgn: str | None, ponder: bool, depth: int | None,
+          concurrency: int, adjudicate: bool, pgn: str | None, resume: bool, ponder: bool, depth: int | None,
           sprt: tuple[float, float] | None, sprt_model: str, alpha: float, beta: float, runner: str,
           nodes: int | None) -> None:
     """Play ENGINE_A against ENGINE_B, e.g. nmm stockfish:UCI_LimitStrength=true,UCI_Elo=2000."""
     from engine.tools.engines import parse_spec
-    from engine.tools.match import game_writer, load_openings, report, run_match
+    from engine.tools.match import game_writer, load_openings, read_games, report, run_match
     from engine.tools.sprt import Sprt, pentanomial
 
     try:
@@ -225,14 +228,25 @@ def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | Non
     a, b = parse_spec(engine_a), parse_spec(engine_b)
     base, inc = clock(tc)
     boards = load_openings(opening_book(openings), (games + 1) // 2, seed)
+    played = []
+    if resume:
+        if not pgn or runner != "builtin":
+            raise click.BadParameter("the built-in runner resumes from the games in --pgn", param_hint="--resume")
+        try:
+            played = read_games(Path(pgn), a.label, b.label, boards)
+        except ValueError as e:
+            raise click.ClickException(str(e)) from None
+        click.echo(f"{len(played)} games kept from {pgn}")
     pgn_file = open(pgn, "w") if pgn else None
+    if pgn_file:
+        pgn_file.writelines(g.pgn + "\n\n" for g in played)
     on_game = game_writer(click.echo, pgn_file)
 
     def decided(summary) -> bool:
         return test is not None and test.verdict(pentanomial(summary.pairs()))[1] is not None
     if runner == "builtin":
         summary = run_match(a, b, boards, base, inc, concurrency, adjudicate, on_game,
-                            ponder, depth, stop=decided, nodes=nodes)
+                            ponder, depth, stop=decided, nodes=nodes, played=played)
     else:
         from engine.tools.runners import run_external
         require_runner(runner)
@@ -297,8 +311,11 @@ def tournament(engines: tuple[str, ...], gauntlet: bool, games: int, tc: str, de
         if cluster:
             raise click.BadParameter("a cluster plays with the built-in runner", param_hint="--runner")
         require_runner(runner)
-    pairs = t.play(specs, t.schedule(names, gauntlet), boards, *clock(tc), concurrency, depth,
-                   folder / "pairs.json", click.echo, runner, cluster)
+    try:
+        pairs = t.play(specs, t.schedule(names, gauntlet), boards, *clock(tc), concurrency, depth,
+                       folder / "pairs.json", click.echo, runner, cluster)
+    except ValueError as e:                     # a pairing's PGN from another tournament
+        raise click.ClickException(str(e)) from None
     setting = f"depth {depth}" if depth else f"{tc}"
     click.echo(t.write_reports(folder, pairs, names,
                                f"{'Gauntlet' if gauntlet else 'Round robin'}, {games} games a pairing, {setting}"))

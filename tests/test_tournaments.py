@@ -1,4 +1,4 @@
-"""nmm-chess tournament: a gauntlet through the command line, its files, and its resume."""
+"""nmm-chess tournament and match: a gauntlet through the command line, its files, and how both resume."""
 import json
 
 import pytest
@@ -47,7 +47,7 @@ def test_a_pairing_cut_short_keeps_its_finished_games(tmp_path):
     board.push_san("e5")
     kept = chess.pgn.Game.from_board(board)
     kept.headers.update({"White": "nmm(NullMove=false)", "Black": "nmm", "Result": "1-0", "Round": "1"})
-    cut = '[Round "1"]\n[White "nmm"]\n[Black "nmm(NullMove=false)"]\n\n1. e4 e5 2. Nf3'
+    cut = '[Event "?"]\n[Round "1"]\n[White "nmm"]\n[Black "nmm(NullMove=false)"]\n\n1. e4 e5 2. Nf3'
     pgn.write_text(f"{kept}\n\n{cut}")            # A lost as black; the game as white was under way
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
@@ -105,3 +105,25 @@ def test_a_unit_finds_our_engine_on_the_machine_that_runs_it():
     moved = here(EngineSpec("nmm", ["/head/python", "/head/clone/uci_main.py"], {"Hash": "8"}))
     assert moved.command == [sys.executable, "-m", "engine.cli"] and moved.options == {"Hash": "8"}
     assert here(EngineSpec("gnuchess", ["/elsewhere/gnuchess"])).command[0] == "/usr/games/gnuchess"
+
+
+def test_a_match_resumes_from_its_games_and_refuses_another_matchs(tmp_path, two_openings):
+    """``match --resume``: the games in --pgn count, the rest are played, and a
+    PGN of other engines or of other openings is refused, not mixed in."""
+    pgn = tmp_path / "m.pgn"
+    args = ["match", "nmm", "nmm:NullMove=false", "--games", "4", "--depth", "1", "--openings",
+            str(two_openings), "--pgn", str(pgn)]
+    first = CliRunner().invoke(main, args)
+    assert first.exit_code == 0, first.output
+    games = pgn.read_text().split("\n\n[Event ")
+    pgn.write_text(games[0] + "\n\n[Event " + games[1] + "\n\n[Event " + games[2][:len(games[2]) // 2])
+    result = CliRunner().invoke(main, args + ["--resume"])      # two games kept, the third was cut off
+    assert result.exit_code == 0, result.output
+    assert "2 games kept" in result.output and "game   3: " in result.output and "game   1: " not in result.output
+    assert "4 games" in result.output and pgn.read_text().count("[Event ") == 4
+    other = CliRunner().invoke(main, ["match", "nmm", "nmm:Hash=8"] + args[3:] + ["--resume"])
+    assert other.exit_code != 0 and "not of nmm and nmm(Hash=8)" in other.output
+    moved = tmp_path / "moved.epd"
+    moved.write_text(two_openings.read_text().splitlines()[1] + "\n")
+    shifted = CliRunner().invoke(main, args[:8] + [str(moved)] + args[9:] + ["--resume"])
+    assert shifted.exit_code != 0 and "did not start from" in shifted.output

@@ -310,29 +310,53 @@ def game_writer(log: Callable[[str], None], pgn=None,
     """run_match's on_game: a line per game with the score so far (the format
     ``match-log`` reads, after ``prefix``), and the game into ``pgn`` if given."""
     def on_game(game: GameResult, summary: MatchSummary) -> None:
+        if pgn is not None:             # first: a game in the log is one a resume keeps (read_games)
+            pgn.write(game.pgn + "\n\n")
+            pgn.flush()
         w, d, l = summary.count(1.0), summary.count(0.5), summary.count(0.0)
         log(f"{prefix}game {len(summary.games):3}: {game.result:7} {game.reason:28} "
             f"(A {'white' if game.a_white else 'black'})  +{w} ={d} -{l}  opening {game.opening + 1}")
-        if pgn is not None:
-            pgn.write(game.pgn + "\n\n")
-            pgn.flush()
     return on_game
 
 
-def read_games(path: Path, a_label: str) -> list[GameResult]:
+def read_games(path: Path, a_label: str, b_label: str, openings: list[chess.Board]) -> list[GameResult]:
     """The finished games in a PGN that ``game_writer`` wrote, as results of
-    the match's player A (``a_label``); a missing file has none, and a game
-    cut off when the run was killed is left out."""
+    player A, to go on with the match (run_match's ``played``). A missing file
+    has none, and a game cut off when the run was killed is left out.
+    ValueError if a game is not of these two players or did not start from
+    its round's opening: another match, or the same one drawn with another
+    seed or openings file."""
     games: list[GameResult] = []
     if not path.exists():
         return games
-    with path.open() as f:
-        while (game := chess.pgn.read_game(f)) is not None:
-            h = game.headers
-            if h.get("Result") in ("1-0", "0-1", "1/2-1/2") and h.get("Round", "").isdigit() and not game.errors:
-                games.append(GameResult(int(h["Round"]) - 1, h.get("White") == a_label, h["Result"],
-                                        h.get("Termination", ""), game.end().ply(), pgn=str(game)))
+    for text in ("\n\n" + path.read_text()).split("\n\n[Event ")[1:]:
+        game = chess.pgn.read_game(io.StringIO("[Event " + text))
+        h = game.headers if game else {}
+        result = h.get("Result")
+        if result not in ("1-0", "0-1", "1/2-1/2") or not text.rstrip().endswith(result) or game.errors:
+            continue                        # the game a kill cut off in the middle of its writing
+        if {h.get("White"), h.get("Black")} != {a_label, b_label}:
+            raise ValueError(f"{path}: a game of {h.get('White')} against {h.get('Black')}, "
+                             f"not of {a_label} and {b_label}")
+        opening = int(h.get("Round", "0")) - 1 if h.get("Round", "").isdigit() else -1
+        if not 0 <= opening < len(openings) or not starts_from(game, openings[opening]):
+            raise ValueError(f"{path}: round {h.get('Round')} did not start from this match's opening "
+                             f"{opening + 1} (the same --seed, --openings and --games resume it)")
+        games.append(GameResult(opening, h["White"] == a_label, h["Result"], h.get("Termination", ""),
+                                game.end().ply(), pgn=str(game)))
     return games
+
+
+def starts_from(game: chess.pgn.Game, opening: chess.Board) -> bool:
+    """Whether ``game`` went through ``opening``'s position at its ply."""
+    board = game.board()
+    moves = list(game.mainline_moves())
+    plies = opening.ply() - board.ply()
+    if not 0 <= plies <= len(moves):
+        return False
+    for move in moves[:plies]:
+        board.push(move)
+    return board.epd() == opening.epd()
 
 
 def play_pair(unit: PairUnit) -> list[GameResult]:

@@ -127,7 +127,7 @@ def play(specs: dict[str, EngineSpec], pairings: list[tuple[str, str]], openings
         if runner == "builtin":
             path = pgn_path(store.parent, a, b)
             path.parent.mkdir(parents=True, exist_ok=True)
-            played = read_games(path, specs[a].label)      # the pairing a kill cut short
+            played = read_games(path, specs[a].label, specs[b].label, openings)   # a pairing cut short
             if played:
                 log(f"{key}: {len(played)} games kept from {path}")
             with open(path, "w") as pgn:
