@@ -183,7 +183,7 @@ def parse_go(tokens: list[str]) -> Go:
     return go
 
 
-def search_limits(go: Go, board: Board, overhead_ms: int) -> tuple[dict, list[str]]:
+def search_limits(go: Go, board: Board, overhead_ms: int, slow_mover: int = 100) -> tuple[dict, list[str]]:
     """Keyword arguments for Searcher.begin, and warnings, for ``go`` on ``board``.
 
     The side to move's clock and increment are used; a go that names a clock
@@ -214,7 +214,7 @@ def search_limits(go: Go, board: Board, overhead_ms: int) -> tuple[dict, list[st
     elif go.movetime is not None:
         limits["soft_ms"], limits["hard_ms"] = movetime_limits(go.movetime, overhead_ms)
     elif clock is not None:
-        limits["soft_ms"], limits["hard_ms"] = allot(clock, inc or 0, go.movestogo, overhead_ms)
+        limits["soft_ms"], limits["hard_ms"] = allot(clock, inc or 0, go.movestogo, overhead_ms, slow_mover)
     elif clock_named or (go.limit_tokens and not any((go.depth, go.nodes, go.mate))):
         if clock_named:
             side = "wtime" if white else "btime"

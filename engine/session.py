@@ -72,6 +72,7 @@ class Session:
             Option("Ponder", "check", False),
             Option("MultiPV", "spin", 1, 1, 256, apply=configure("multipv")),
             Option("Move Overhead", "spin", 50, 0, 5000),
+            Option("SlowMover", "spin", 100, 10, 500),
             Option("UCI_Chess960", "check", False, apply=self._set_chess960),
             Option("MoveOrdering", "combo", DEFAULT_ORDERING,
                    choices=("history", "nmm", "straight", "weighted", "chessmaps"), apply=configure("ordering")),
@@ -411,7 +412,7 @@ class Session:
         go = job.go
         for warning in go.warnings:
             self.error(warning)
-        limits, warnings = search_limits(go, self.board, self.options["Move Overhead"])
+        limits, warnings = search_limits(go, self.board, self.options["Move Overhead"], self.options["SlowMover"])
         for warning in warnings:
             self.error(warning)
         searcher, board = self.searcher, self.board

@@ -8,6 +8,8 @@ Times are in milliseconds of the side to move's clock.
 (34.6, 173.0)
 >>> allot(time_ms=120, inc_ms=10, movestogo=None, overhead_ms=50)
 (7.0, 24.5)
+>>> allot(time_ms=60_000, inc_ms=0, movestogo=None, overhead_ms=30, slow_mover=150)
+(2570.1, 12850.5)
 """
 from __future__ import annotations
 
@@ -18,11 +20,13 @@ LOW_CLOCK_INCREMENTS = 10  # a clock below this many increments is "living on th
 
 
 def allot(time_ms: float, inc_ms: float, movestogo: int | None,
-          overhead_ms: float) -> tuple[float, float]:
+          overhead_ms: float, slow_mover: int = 100) -> tuple[float, float]:
     """(soft, hard) milliseconds for one move, given our clock.
 
     ``overhead_ms`` (the Move Overhead option) is kept back from every move
-    for what the GUI, the pipes and our own start-up cost.
+    for what the GUI, the pipes and our own start-up cost; ``slow_mover``
+    (the SlowMover option) scales the time per move, in percent, within the
+    same caps.
     """
     usable = max(time_ms - overhead_ms, 1.0)
     inc_ms = max(inc_ms, 0)
@@ -30,7 +34,7 @@ def allot(time_ms: float, inc_ms: float, movestogo: int | None,
     # Living on the increment: spend half of it, so that the clock grows back
     # a reserve against a slow pipe or a busy machine.
     inc_share = 0.75 if usable >= LOW_CLOCK_INCREMENTS * inc_ms else 0.5
-    soft = usable / moves + inc_share * inc_ms
+    soft = (usable / moves + inc_share * inc_ms) * slow_mover / 100
     hard_cap = usable * (MAX_SHARE if moves > 1 else 0.9)
     soft = round(min(soft, hard_cap), 1)
     hard = round(min(soft * HARD_FACTOR, hard_cap), 1)

@@ -51,12 +51,24 @@ def test_move_overhead_is_kept_back() -> None:
     assert allot(10000, 0, None, 700)[1] < allot(10000, 0, None, 50)[1]
 
 
+def test_slow_mover_scales_the_time_per_move_within_the_caps() -> None:
+    out = answers("debug on", "setoption name SlowMover value 200", "position startpos",
+                  "go wtime 10000 btime 10000 winc 100 binc 100 depth 1")
+    assert limits_reported(out) == allot(10000, 100, None, 50, 200)
+    assert allot(10000, 100, None, 50, 200)[0] == pytest.approx(2 * allot(10000, 100, None, 50)[0], abs=0.1)
+    refused = answers("setoption name SlowMover value 0", "debug on", "position startpos",
+                      "go wtime 10000 btime 10000 depth 1", errors_ok=True)
+    assert errors_in(refused) and limits_reported(refused) == allot(10000, 0, None, 50)
+
+
 @pytest.mark.parametrize("clock, inc, movestogo, overhead", [
     (60_000, 0, None, 50), (1_000, 10, None, 50), (120, 10, None, 50), (10, 0, None, 50),
     (300_000, 3_000, 40, 100), (5_000, 0, 1, 50), (0, 0, None, 50), (2**31 - 1, 2**31 - 1, None, 0),
 ])
-def test_limits_stay_inside_the_clock(clock: int, inc: int, movestogo: int | None, overhead: int) -> None:
-    soft, hard = allot(clock, inc, movestogo, overhead)
+@pytest.mark.parametrize("slow_mover", [100, 500])
+def test_limits_stay_inside_the_clock(clock: int, inc: int, movestogo: int | None, overhead: int,
+                                      slow_mover: int) -> None:
+    soft, hard = allot(clock, inc, movestogo, overhead, slow_mover)
     assert 1 <= soft <= hard
     assert hard <= max(clock - overhead, 1) * (0.9 if movestogo == 1 else 0.35) or hard == 1
 
