@@ -9,7 +9,8 @@ the engine is killed and replaced). With ``ponder`` the engines think on
 the opponent's time (``go ponder``, then ``ponderhit`` or ``stop``), as in a
 tournament with pondering on. Optional adjudication (stated in every report): a win when both
 engines' scores agree on at least 10 pawns for 8 plies running; a draw when
-both stay within 0.10 for 16 plies after ply 80; a draw at ply 600.
+both stay within 0.10 for 16 plies after ply 80; a draw at ply 600. A
+match cut short goes on from the games its PGN holds (``read_games``).
 """
 from __future__ import annotations
 
