@@ -8,7 +8,7 @@ JOBS   ?= 2
 DEPS   := $(VENV)/.deps-installed
 CORE   := build/.core-built
 
-.PHONY: texel-data texel search-sprt sprt-status endgame-match strength-gauntlet strength-gauntlet-before threads-study threads-match threads-soak cutoffs nmm-cut tree-size tree-size-deep chessmaps-study regions strategy run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
+.PHONY: texel-data texel texel-own search-sprt sprt-status endgame-match strength-gauntlet strength-gauntlet-before threads-study threads-match threads-soak cutoffs nmm-cut tree-size tree-size-deep chessmaps-study regions strategy run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
         td-data td-net td-leaf td-match td-bench evaluators clean
 
 DATA   ?= $(or $(NMM_DATA),../shared/data)
@@ -183,6 +183,14 @@ texel-data: build
 # against the previous build decide (README, Strength).
 texel: build
 	$(PY) -m engine.cli train texel --rows var/texel/rows.npz
+
+# The same with the engine's own games beside the masters' (OWN_PGN: the match
+# PGNs it played; OWN_WEIGHT: how many times each of their rows counts).
+OWN_PGN ?= $(wildcard reports/strength/*.pgn reports/nmm_search/*.pgn reports/threads/threads2_vs_1.pgn)
+OWN_WEIGHT ?= 8
+texel-own: build
+	$(PY) -m engine.cli data texel $(addprefix --pgn ,$(OWN_PGN)) --games 0 --out var/texel/own.npz
+	$(PY) -m engine.cli train texel --rows var/texel/rows.npz --rows var/texel/own.npz@$(OWN_WEIGHT)
 
 # One search option against the engine without it, SPRT [0, 10] logistic Elo at 10+0.1:
 # make search-sprt OPTION=SEEPruning SEED=51; a combo's value by VALUE (OPTION=TimeManagement
