@@ -217,7 +217,7 @@ def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | Non
           nodes: int | None) -> None:
     """Play ENGINE_A against ENGINE_B, e.g. nmm stockfish:UCI_LimitStrength=true,UCI_Elo=2000."""
     from engine.tools.engines import parse_spec
-    from engine.tools.match import game_writer, load_openings, read_games, report, run_match
+    from engine.tools.match import game_writer, load_openings, read_games, report, rewrite_pgn, run_match
     from engine.tools.sprt import Sprt, pentanomial
 
     try:
@@ -236,10 +236,7 @@ def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | Non
             played = read_games(Path(pgn), a.label, b.label, boards)
         except ValueError as e:
             raise click.ClickException(str(e)) from None
-        click.echo(f"{len(played)} games kept from {pgn}")
-    pgn_file = open(pgn, "w") if pgn else None
-    if pgn_file:
-        pgn_file.writelines(g.pgn + "\n\n" for g in played)
+    pgn_file = rewrite_pgn(Path(pgn), played, click.echo) if pgn else None
     on_game = game_writer(click.echo, pgn_file)
 
     def decided(summary) -> bool:

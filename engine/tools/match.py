@@ -20,7 +20,7 @@ import queue
 import random
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -230,7 +230,7 @@ def run_match(a: EngineSpec, b: EngineSpec, openings: list[chess.Board], base: f
               on_game: Callable[[GameResult, MatchSummary], None] | None = None,
               ponder: bool = False, depth: int | None = None,
               stop: Callable[[MatchSummary], bool] | None = None, nodes: int | None = None,
-              played: list[GameResult] = ()) -> MatchSummary:
+              played: Sequence[GameResult] = ()) -> MatchSummary:
     """Every opening twice (A white, then A black), on ``concurrency`` threads;
     no new game once ``stop(summary)`` says so (games under way are finished).
     ``played``: games of an interrupted run of the same match (read_games),
@@ -344,8 +344,18 @@ def read_games(path: Path, a_label: str, b_label: str, openings: list[chess.Boar
             raise ValueError(f"{path}: round {h.get('Round')} did not start from this match's opening "
                              f"{opening + 1} (the same --seed, --openings and --games resume it)")
         games.append(GameResult(opening, h["White"] == a_label, h["Result"], h.get("Termination", ""),
-                                game.end().ply(), pgn=str(game)))
+                                sum(1 for _ in game.mainline_moves()), pgn=str(game)))
     return games
+
+
+def rewrite_pgn(path: Path, played: Sequence[GameResult], log: Callable[[str], None], prefix: str = ""):
+    """``path`` opened anew for game_writer, with the games a resume keeps
+    (read_games) written back first: a game cut off in its writing goes."""
+    if played:
+        log(f"{prefix}{len(played)} games kept from {path}")
+    pgn = open(path, "w")
+    pgn.writelines(g.pgn + "\n\n" for g in played)
+    return pgn
 
 
 def starts_from(game: chess.pgn.Game, opening: chess.Board) -> bool:

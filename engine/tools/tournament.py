@@ -25,7 +25,7 @@ from pathlib import Path
 import chess
 
 from engine.tools.engines import EngineSpec
-from engine.tools.match import game_writer, read_games, run_match
+from engine.tools.match import game_writer, read_games, rewrite_pgn, run_match
 from engine.tools.sprt import score_elo
 from engine.tools.workpool import save_json
 
@@ -128,10 +128,7 @@ def play(specs: dict[str, EngineSpec], pairings: list[tuple[str, str]], openings
             path = pgn_path(store.parent, a, b)
             path.parent.mkdir(parents=True, exist_ok=True)
             played = read_games(path, specs[a].label, specs[b].label, openings)   # a pairing cut short
-            if played:
-                log(f"{key}: {len(played)} games kept from {path}")
-            with open(path, "w") as pgn:
-                pgn.writelines(g.pgn + "\n\n" for g in played)
+            with rewrite_pgn(path, played, log, f"{key}: ") as pgn:
                 summary = run_match(specs[a], specs[b], openings, base, inc, concurrency, True,
                                     on_game=game_writer(log, pgn, f"{key}: "), depth=depth, played=played)
         else:
