@@ -21,7 +21,7 @@ import math
 from dataclasses import dataclass, field
 
 from engine._core import MAX_DEPTH, STARTING_FEN, Board
-from engine.timeman import allot, movetime_limits
+from engine.timeman import DEFAULT_SLOW_MOVER, allot, movetime_limits
 
 
 class UciError(ValueError):
@@ -183,7 +183,8 @@ def parse_go(tokens: list[str]) -> Go:
     return go
 
 
-def search_limits(go: Go, board: Board, overhead_ms: int, slow_mover: int = 100) -> tuple[dict, list[str]]:
+def search_limits(go: Go, board: Board, overhead_ms: int,
+                  slow_mover: int = DEFAULT_SLOW_MOVER) -> tuple[dict, list[str]]:
     """Keyword arguments for Searcher.begin, and warnings, for ``go`` on ``board``.
 
     The side to move's clock and increment are used; a go that names a clock

@@ -24,6 +24,7 @@ from engine.bench import DEFAULT_DEPTH, run_bench
 from engine.job import Job
 from engine.options import Option, OptionError, Options
 from engine.protocol import UciError, format_info, parse_position, search_limits
+from engine.timeman import DEFAULT_SLOW_MOVER
 
 ENGINE_NAME = f"nmm-chess {__version__}"
 AUTHOR = "the nmm-chess developers"
@@ -72,7 +73,7 @@ class Session:
             Option("Ponder", "check", False),
             Option("MultiPV", "spin", 1, 1, 256, apply=configure("multipv")),
             Option("Move Overhead", "spin", 50, 0, 5000),
-            Option("SlowMover", "spin", 100, 10, 500),
+            Option("SlowMover", "spin", DEFAULT_SLOW_MOVER, 10, 500),
             Option("UCI_Chess960", "check", False, apply=self._set_chess960),
             Option("MoveOrdering", "combo", DEFAULT_ORDERING,
                    choices=("history", "nmm", "straight", "weighted", "chessmaps"), apply=configure("ordering")),
