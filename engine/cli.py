@@ -421,11 +421,16 @@ def tune(params: tuple[str, ...], engine_spec: str, iterations: int, pairs: int,
 @main.command()
 @click.option("--trials", type=int, default=20, show_default=True)
 @click.option("--threads", type=int, default=1, show_default=True, help="The engine's Threads option.")
-def latency(trials: int, threads: int) -> None:
-    """How fast the engine answers uci, isready, stop and quit (mid-search)."""
+@click.option("--engine", "engine_spec", default="nmm", show_default=True,
+              help="Engine spec (see match), e.g. another build: 'python OTHER/uci_main.py'.")
+def latency(trials: int, threads: int, engine_spec: str) -> None:
+    """How fast the engine answers uci, isready, stop and quit (mid-search),
+    and how late it answers go movetime 100."""
+    from engine.tools.engines import parse_spec
     from engine.tools.latency import measure
-    for what, (median, worst) in measure(trials, threads=threads).items():
-        click.echo(f"{what:8} median {median:7.1f} ms   worst {worst:7.1f} ms")
+    command = parse_spec(engine_spec).command
+    for what, (median, worst) in measure(trials, command, threads=threads).items():
+        click.echo(f"{what:13} median {median:7.1f} ms   worst {worst:7.1f} ms")
 
 
 @main.command()

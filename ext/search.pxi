@@ -171,6 +171,7 @@ cdef int qsearch(Search* s, int alpha, int beta, int ply) noexcept nogil:
 
 cdef enum:
     PROBCUT_MARGIN = 200
+    CURRMOVE_AFTER_MS = 3000    # root moves are reported (info currmove) after this long
 
 
 cdef int probcut(Search* s, int depth, int pc_beta, int ply, bint cut_node, int eval) noexcept nogil:
@@ -548,7 +549,9 @@ cdef int search_root(Search* s, int depth, int alpha, int beta) noexcept nogil:
                 n += 1
                 continue
             busy_mark(s, busy)
-        if now_ms() - s.start_ms > 1000:
+        # After 3 s, as Stockfish does: each report takes the GIL, and on a
+        # machine with far more threads than cores each take waits its turn.
+        if now_ms() - s.start_ms > CURRMOVE_AFTER_MS:
             report_currmove(s, rm.move, i + 1)
         s.cont_key[0] = move_key(pos, rm.move)
         before = s.nodes

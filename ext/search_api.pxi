@@ -990,7 +990,7 @@ cdef class Searcher:
 
         ``on_info(dict)`` is called after every iteration for every MultiPV
         line (and on aspiration failures after a second); ``on_currmove(depth,
-        move, number)`` for each root move after a second. The result holds
+        move, number)`` for each root move after three seconds. The result holds
         ``bestmove`` and ``ponder`` (UCI strings or None), ``score``, ``mate``,
         ``depth`` (the last completed iteration), ``nodes``, ``time_ms`` and
         ``line``: the report of the move played as on_info gives it, for a

@@ -163,6 +163,7 @@ cdef struct ThreadGroup:
     Search** members    # members[0] is the main search
     int n               # members searching now (Threads, or fewer if a thread could not start)
     int abort           # set by the main search once it is done: the helpers unwind
+    int gate_open       # the helpers wait for it before they search (threads.pxi)
     u64 busy[BUSY_SIZE] # moves some thread is searching now, by node and move (threads.pxi)
 
 

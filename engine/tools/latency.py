@@ -1,6 +1,7 @@
 """Response times of the UCI engine: uciok after start, isready and stop
-mid-search, quit mid-search. Median and worst of several trials (a
-measurement, not a test: the machine may be busy)."""
+mid-search, how late ``go movetime 100`` answers, quit mid-search. Median
+and worst of several trials (a measurement, not a test: the machine may be
+busy)."""
 from __future__ import annotations
 
 import statistics
@@ -9,6 +10,7 @@ import time
 
 from engine.tools.engines import KNOWN
 
+MOVETIME_MS = 100
 POSITION = "position fen r1b2rk1/2q1b1pp/p2ppn2/1p6/3QP3/1BN1B3/PPP3PP/R4RK1 w - - 0 1"
 
 
@@ -43,12 +45,14 @@ def one_trial(command: list[str], think: float, threads: int = 1) -> dict[str, f
     isready = _read_until(proc, "readyok") - sent
     sent = send("stop")
     stop = _read_until(proc, "bestmove") - sent
+    sent = send(f"go movetime {MOVETIME_MS}")
+    late = _read_until(proc, "bestmove") - sent - MOVETIME_MS / 1000
     send("go infinite")
     time.sleep(think)
     sent = send("quit")
     proc.wait(timeout=30)
     quit_ = time.perf_counter() - sent
-    return {"uciok": uciok, "isready": isready, "stop": stop, "quit": quit_}
+    return {"uciok": uciok, "isready": isready, "stop": stop, "movetime late": late, "quit": quit_}
 
 
 def measure(trials: int = 20, command: list[str] | None = None, threads: int = 1) -> dict[str, tuple[float, float]]:
