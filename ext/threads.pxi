@@ -27,9 +27,9 @@ cdef extern from "<pthread.h>" nogil:
 # The start gate: the helpers, once created, sleep until the main thread has
 # created them all. Started one by one, each would search at once, and with
 # more threads than cores the main thread, still creating the rest, would get
-# an ever smaller share of the machine: 256 threads on 2 loaded cores took
-# 12 s to start a 0.1 s search. One lock and condition serve every group; a
-# helper rechecks its own group's flag when woken.
+# an ever smaller share of the machine: with 256 threads on 2 loaded cores a
+# `go movetime 100` answered 2 s late (README, Threads). One lock and
+# condition serve every group; a helper rechecks its own group's flag when woken.
 cdef extern from *:
     """
     #include <pthread.h>
