@@ -579,15 +579,20 @@ def texel_rows(str fen, list moves, int every, int skip, u64 seed):
     return coef[:n], phase[:n], scale[:n], stm[:n], ply[:n]
 
 
-def think_factor(int stable, double best_share, int score_drop, bint effort) -> float:
+def think_factor(int stable, double best_share, int score_drop, str mode="stability") -> float:
     """The share of the soft time limit the search thinks for before it starts
-    no new iteration (times 0.6): by how many iterations the best move has
-    held, and with ``effort`` (TimeManagement=effort) by the best move's share
-    of the last iteration's nodes and by how far the score fell.
+    no new iteration (times 0.6), in TimeManagement ``mode`` (one of
+    TIME_MODES): ``fixed`` always 1; ``stability`` by how many iterations the
+    best move has held; ``effort`` also by the best move's share of the last
+    iteration's nodes and by how far the score fell.
 
-    >>> think_factor(0, 0.75, 0, False) > think_factor(5, 0.75, 0, False)
+    >>> think_factor(0, 0.75, 0) > think_factor(5, 0.75, 0)
     True
-    >>> think_factor(2, 0.95, 0, True) < think_factor(2, 0.4, 0, True)
+    >>> think_factor(2, 0.95, 0, "effort") < think_factor(2, 0.4, 0, "effort")
     True
+    >>> think_factor(0, 0.2, 300, "fixed")
+    1.0
     """
-    return time_factor(stable, best_share, score_drop, effort)
+    if mode not in TIME_MODES:
+        raise ValueError(f"mode must be one of {TIME_MODES}, not {mode!r}")
+    return time_factor(TIME_MODES.index(mode), stable, best_share, score_drop)

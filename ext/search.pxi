@@ -690,8 +690,8 @@ cdef void iterative_deepening(Search* s) noexcept nogil:
                 break                   # the only move: no need to think
             best_share = <double>s.root[0].nodes / <double>max(s.nodes - iteration_start, 1)
             soft = s.limits.soft_ms * time_factor(
-                stable, best_share, score_drop(s.root[0].score, prev_best, prev_best2),
-                s.opt.time_effort and depth >= 5)
+                TIME_STABILITY if s.opt.time_mode == TIME_EFFORT and depth < 5 else s.opt.time_mode,
+                stable, best_share, score_drop(s.root[0].score, prev_best, prev_best2))
             elapsed = now_ms() - s.start_ms
             if elapsed >= soft * 0.6:
                 break                   # the next iteration would likely overrun
@@ -710,16 +710,28 @@ cdef inline int score_drop(int score, int prev, int prev2) noexcept nogil:
     return (prev + prev2) // 2 - score
 
 
-cdef double time_factor(int stable, double best_share, int drop, bint effort) noexcept nogil:
+# How the thought on a clock bends to the search (the TimeManagement option).
+# TIME_FIXED is the baseline the other two are measured against.
+cdef enum:
+    TIME_FIXED = 0
+    TIME_STABILITY = 1
+    TIME_EFFORT = 2
+
+TIME_MODES = ("fixed", "stability", "effort")
+
+
+cdef double time_factor(int mode, int stable, double best_share, int drop) noexcept nogil:
     """The share of the soft limit to think for, by how settled the search looks.
 
-    Think longer while the best move keeps changing, less once it settles.
-    With ``effort`` (TimeManagement=effort), also: less when the best move
-    took most of the last iteration's nodes (its rivals were refuted
-    cheaply), more when it took few (they were hard to refute), and more
-    while the score falls (find a way out while there is time)."""
+    TIME_FIXED: always the whole of it. TIME_STABILITY: longer while the best
+    move keeps changing, less once it settles. TIME_EFFORT, also: less when
+    the best move took most of the last iteration's nodes (its rivals were
+    refuted cheaply), more when it took few (they were hard to refute), and
+    more while the score falls (find a way out while there is time)."""
+    if mode == TIME_FIXED:
+        return 1.0
     cdef double f = 1.3 if stable == 0 else 1.0 if stable < 4 else 0.7
-    if effort:
+    if mode == TIME_EFFORT:
         f *= min(max(1.0 + (0.75 - best_share) * 1.6, 0.6), 1.5)
         f *= min(max(1.0 + drop / 200.0, 0.85), 1.5)
     return min(max(f, 0.35), 2.5)

@@ -103,7 +103,7 @@ cdef class Searcher:
         self.s.opt.cut_node_lmr = False
         self.s.opt.cont_history = False
         self.s.opt.history_lmr = False
-        self.s.opt.time_effort = False
+        self.s.opt.time_mode = TIME_STABILITY
         self.s.opt.helper_depths = HELPERS_PATTERN
         self.s.opt.defer_busy = True
         self.s.opt.defer_depth = DEFER_DEPTH
@@ -548,10 +548,13 @@ cdef class Searcher:
                   counter_moves: bool | None = None, razoring: bool | None = None,
                   probcut: bool | None = None, cut_node_lmr: bool | None = None,
                   cont_history: bool | None = None, history_lmr: bool | None = None,
-                  time_effort: bool | None = None, helper_depths: str | None = None,
+                  time_management: str | None = None, helper_depths: str | None = None,
                   defer_busy: bool | None = None, defer_depth: int | None = None,
                   breadcrumbs: bool | None = None) -> None:
         """Set search options; None leaves one as it is.
+
+        ``time_management``: how the thought on a clock bends to the search
+        (one of TIME_MODES; see ``think_factor``).
 
         ``helper_depths`` (a study's switch, `nmm-chess study threads --config`):
         which depths Lazy SMP helpers leave out, one of HELPER_DEPTHS.
@@ -571,8 +574,10 @@ cdef class Searcher:
             self.s.opt.breadcrumbs = breadcrumbs
         if helper_depths is not None:
             self.s.opt.helper_depths = HELPER_DEPTHS.index(helper_depths)
-        if time_effort is not None:
-            self.s.opt.time_effort = time_effort
+        if time_management is not None:
+            if time_management not in TIME_MODES:
+                raise ValueError(f"time_management must be one of {TIME_MODES}, not {time_management!r}")
+            self.s.opt.time_mode = TIME_MODES.index(time_management)
         if cont_history is not None:
             self.s.opt.cont_history = cont_history
         if history_lmr is not None:

@@ -179,25 +179,36 @@ def test_search_extras_change_the_tree(option: str) -> None:
 
 
 def test_think_factor_follows_the_search_state() -> None:
-    """Stability alone as before; with effort, a best move that took most of
-    the nodes or a rising score shortens the thought, a falling score and
-    hard-to-refute rivals lengthen it, within bounds."""
+    """Fixed ignores the search; stability follows the best move's age; with
+    effort, a best move that took most of the nodes or a rising score shortens
+    the thought, a falling score and hard-to-refute rivals lengthen it, within
+    bounds."""
     from engine._core import think_factor
-    assert think_factor(0, 0.5, 0, False) == pytest.approx(1.3)
-    assert think_factor(2, 0.5, 0, False) == pytest.approx(1.0)
-    assert think_factor(6, 0.5, 0, False) == pytest.approx(0.7)
-    assert think_factor(2, 0.95, 300, False) == pytest.approx(1.0)     # effort off: ignored
-    assert think_factor(2, 0.95, 0, True) < think_factor(2, 0.75, 0, True) < think_factor(2, 0.4, 0, True)
-    assert think_factor(2, 0.75, 100, True) > think_factor(2, 0.75, 0, True) > think_factor(2, 0.75, -100, True)
-    assert 0.35 <= think_factor(6, 1.0, -1000, True) and think_factor(0, 0.0, 1000, True) <= 2.5
+    for stable, share, drop in ((0, 0.1, 500), (9, 1.0, -500), (2, 0.5, 0)):
+        assert think_factor(stable, share, drop, "fixed") == 1.0
+    assert think_factor(0, 0.5, 0) == pytest.approx(1.3)
+    assert think_factor(2, 0.5, 0) == pytest.approx(1.0)
+    assert think_factor(6, 0.5, 0) == pytest.approx(0.7)
+    assert think_factor(2, 0.95, 300, "stability") == pytest.approx(1.0)     # effort off: ignored
+    assert (think_factor(2, 0.95, 0, "effort") < think_factor(2, 0.75, 0, "effort")
+            < think_factor(2, 0.4, 0, "effort"))
+    assert (think_factor(2, 0.75, 100, "effort") > think_factor(2, 0.75, 0, "effort")
+            > think_factor(2, 0.75, -100, "effort"))
+    assert 0.35 <= think_factor(6, 1.0, -1000, "effort") and think_factor(0, 0.0, 1000, "effort") <= 2.5
+    with pytest.raises(ValueError):
+        think_factor(0, 0.5, 0, "eager")
 
 
-def test_effort_time_management_plays_legal_moves_on_a_clock() -> None:
-    """TimeManagement=effort under a soft and a hard limit: a legal move, and
-    the search ends (by the hard limit at the latest)."""
+@pytest.mark.parametrize("mode", ["effort", "fixed"])
+def test_time_management_modes_play_legal_moves_on_a_clock(mode: str) -> None:
+    """TimeManagement=effort or fixed under a soft and a hard limit: a legal
+    move, and the search ends (by the hard limit at the latest); a mode that
+    does not exist is refused."""
     from engine.bench import POSITIONS
     searcher = Searcher(hash_mb=8)
-    searcher.configure(time_effort=True)
+    searcher.configure(time_management=mode)
     for fen in POSITIONS[:3]:
         result = searcher.search(Board(fen), soft_ms=30, hard_ms=150)
         assert chess.Move.from_uci(result["bestmove"]) in chess.Board(fen).legal_moves
+    with pytest.raises(ValueError):
+        searcher.configure(time_management="eager")

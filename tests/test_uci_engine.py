@@ -28,10 +28,11 @@ def test_identity_and_options(engine) -> None:
     assert "history" in opts["MoveOrdering"].var
 
 
-def test_effort_time_management_through_uci(engine) -> None:
-    """TimeManagement is a combo the GUI sees; with `effort` a game on a clock is legal."""
-    assert engine.options["TimeManagement"].var == ["stability", "effort"]
-    engine.configure({"TimeManagement": "effort"})
+@pytest.mark.parametrize("mode", ["effort", "fixed"])
+def test_time_management_through_uci(engine, mode: str) -> None:
+    """TimeManagement is a combo the GUI sees; with `effort` or `fixed` a game on a clock is legal."""
+    assert engine.options["TimeManagement"].var == ["stability", "effort", "fixed"]
+    engine.configure({"TimeManagement": mode})
     board = chess.Board()
     limit = chess.engine.Limit(white_clock=2, black_clock=2, white_inc=0.05, black_inc=0.05)
     for _ in range(12):
