@@ -425,7 +425,7 @@ def tune(params: tuple[str, ...], engine_spec: str, iterations: int, pairs: int,
               help="Engine spec (see match), e.g. another build: 'python OTHER/uci_main.py'.")
 def latency(trials: int, threads: int, engine_spec: str) -> None:
     """How fast the engine answers uci, isready, stop and quit (mid-search),
-    and how late it answers go movetime 100."""
+    how late it answers go movetime 100, how long go depth 6 takes."""
     from engine.tools.engines import parse_spec
     from engine.tools.latency import measure
     command = parse_spec(engine_spec).command

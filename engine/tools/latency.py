@@ -1,5 +1,8 @@
 """Response times of the UCI engine: uciok after start, isready and stop
-mid-search, how late ``go movetime 100`` answers, quit mid-search. Median
+mid-search, how late ``go movetime 100`` answers, how long ``go depth 6``
+takes (a few milliseconds with one thread: with many threads on few cores,
+a measure of how much of the machine the main search still gets), quit
+mid-search. Median
 and worst of several trials (a measurement, not a test: the machine may be
 busy)."""
 from __future__ import annotations
@@ -11,6 +14,7 @@ import time
 from engine.tools.engines import KNOWN
 
 MOVETIME_MS = 100
+DEPTH = 6
 POSITION = "position fen r1b2rk1/2q1b1pp/p2ppn2/1p6/3QP3/1BN1B3/PPP3PP/R4RK1 w - - 0 1"
 
 
@@ -47,12 +51,15 @@ def one_trial(command: list[str], think: float, threads: int = 1) -> dict[str, f
     stop = _read_until(proc, "bestmove") - sent
     sent = send(f"go movetime {MOVETIME_MS}")
     late = _read_until(proc, "bestmove") - sent - MOVETIME_MS / 1000
+    sent = send(f"go depth {DEPTH}")
+    depth = _read_until(proc, "bestmove") - sent
     send("go infinite")
     time.sleep(think)
     sent = send("quit")
     proc.wait(timeout=30)
     quit_ = time.perf_counter() - sent
-    return {"uciok": uciok, "isready": isready, "stop": stop, "movetime late": late, "quit": quit_}
+    return {"uciok": uciok, "isready": isready, "stop": stop, "movetime late": late,
+            f"depth {DEPTH}": depth, "quit": quit_}
 
 
 def measure(trials: int = 20, command: list[str] | None = None, threads: int = 1) -> dict[str, tuple[float, float]]:
