@@ -1082,5 +1082,18 @@ def study_endgames(pgns: tuple[str, ...], out: str | None) -> None:
         Path(out).write_text(text)
 
 
+
+@study.command("clock")
+@click.argument("pgns", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--out", type=click.Path(dir_okay=False), help="Write the report here too.")
+def study_clock(pgns: tuple[str, ...], out: str | None) -> None:
+    """How each engine spent its clock in the games of PGNS (their %clk and %emt comments)."""
+    from engine.study.clock_use import clock_use, pgn_games, report
+    text = "\n".join(report(clock_use(pgn_games(Path(p) for p in pgns)))) + "\n"
+    click.echo(text, nl=False)
+    if out:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        Path(out).write_text(text)
+
 if __name__ == "__main__":
     main()

@@ -14,6 +14,7 @@ import engine.options
 import engine.perft
 import engine.protocol
 import engine.session
+import engine.study.clock_use
 import engine.study.endgame_losses
 import engine.study.ordering
 import engine.study.tree_size
@@ -24,7 +25,7 @@ import engine.train.td_run
 import engine.train.tictactoe
 import engine.uci
 
-MODULES = [engine._core, engine.data.batches, engine.data.endgame_starts, engine.data.label, engine.study.tree_size, engine.study.endgame_losses, engine.tools.match_log, engine.evaluation.features,
+MODULES = [engine._core, engine.data.batches, engine.data.endgame_starts, engine.data.label, engine.study.tree_size, engine.study.clock_use, engine.study.endgame_losses, engine.tools.match_log, engine.evaluation.features,
            engine.evaluation.weights, engine.nets, engine.options, engine.perft,
            engine.protocol, engine.session, engine.study.ordering, engine.timeman, engine.train.td,
            engine.train.td_run, engine.train.tictactoe, engine.uci]
