@@ -105,6 +105,7 @@ class Session:
             Option("SingularExtensions", "check", False, apply=configure("singular")),
             Option("CounterMoves", "check", False, apply=configure("counter_moves")),
             Option("Razoring", "check", False, apply=configure("razoring")),
+            Option("QSearchChecks", "check", False, apply=configure("qs_checks")),
             Option("ProbCut", "check", False, apply=configure("probcut")),
             Option("CutNodeLMR", "check", False, apply=configure("cut_node_lmr")),
             Option("ContinuationHistory", "check", False, apply=configure("cont_history")),

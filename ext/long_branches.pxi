@@ -47,7 +47,7 @@ cdef int long_branch(Search* s, const MtPath* path, int alpha, int beta, int ply
         if k < 2:
             s.nodes += 1
     if made == 3:
-        score = -qsearch(s, -beta, -alpha, ply + 3)
+        score = -qsearch(s, -beta, -alpha, ply + 3, False)
     for k in range(made):
         unmake_move(pos)
     return score

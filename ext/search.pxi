@@ -97,8 +97,42 @@ cdef inline bint has_pieces(const Position* pos, int color) noexcept nogil:
     return (pos.occ[color] & ~pos.pieces[PAWN + 6 * color] & ~pos.pieces[KING + 6 * color]) != 0
 
 
-cdef int qsearch(Search* s, int alpha, int beta, int ply) noexcept nogil:
-    """Captures and promotions until the position is quiet; all evasions in check."""
+cdef int quiet_checks(Search* s, int alpha, int beta, int ply, int* best, Move* best_move) noexcept nogil:
+    """Quiescence's quiet checks (QSearchChecks): at the first ply of
+    quiescence, the quiet moves that give check and lose nothing by exchange,
+    so that a mate or a fork one move past the horizon is seen. Raises
+    ``best`` and ``best_move`` (and returns alpha raised with them); beta
+    stops the loop. A function of its own: its move list stays off the stack
+    of every other quiescence node."""
+    cdef Position* pos = &s.pos
+    cdef Move moves[MAX_MOVES]
+    cdef int n = generate_moves(pos, moves, GEN_QUIET), i, score
+    for i in range(n):
+        if see(pos, moves[i]) < 0:
+            continue
+        make_move(pos, moves[i])
+        if not in_check(pos):
+            unmake_move(pos)
+            continue
+        score = -qsearch(s, -beta, -alpha, ply + 1, False)
+        unmake_move(pos)
+        if s.stopped:
+            return alpha
+        if score > best[0]:
+            best[0] = score
+            if score > alpha:
+                alpha = score
+                best_move[0] = moves[i]
+                update_pv(s, ply, moves[i])
+                if score >= beta:
+                    break
+    return alpha
+
+
+cdef int qsearch(Search* s, int alpha, int beta, int ply, bint checks) noexcept nogil:
+    """Captures and promotions until the position is quiet; all evasions in
+    check; with ``checks`` (the first quiescence ply, QSearchChecks on) also
+    the quiet checks."""
     cdef Position* pos = &s.pos
     cdef Picker picker
     cdef TTHit entry
@@ -149,7 +183,7 @@ cdef int qsearch(Search* s, int alpha, int beta, int ply) noexcept nogil:
                 and stand_pat + SEE_VALUE[captured_type(pos, m)] + 200 <= alpha):
             continue
         make_move(pos, m)
-        score = -qsearch(s, -beta, -alpha, ply + 1)
+        score = -qsearch(s, -beta, -alpha, ply + 1, False)
         unmake_move(pos)
         if s.stopped:
             return 0
@@ -164,6 +198,10 @@ cdef int qsearch(Search* s, int alpha, int beta, int ply) noexcept nogil:
                     break
     if check and searched == 0 and picker.n == 0:
         return -MATE + ply
+    if checks and not check and best < beta:
+        alpha = quiet_checks(s, alpha, beta, ply, &best, &best_move)
+        if s.stopped:
+            return 0
     tt_store(s.tt, pos.key, 0, best, stand_pat if not check else 0,
              BOUND_LOWER if best >= beta else BOUND_UPPER, best_move, ply)
     return best
@@ -189,7 +227,7 @@ cdef int probcut(Search* s, int depth, int pc_beta, int ply, bint cut_node, int 
             continue                    # not even winning the piece gets there
         s.cont_key[ply] = move_key(pos, m)
         make_move(pos, m)
-        score = -qsearch(s, -pc_beta, -pc_beta + 1, ply + 1)
+        score = -qsearch(s, -pc_beta, -pc_beta + 1, ply + 1, False)
         if score >= pc_beta:
             score = -negamax(s, depth - 4, -pc_beta, -pc_beta + 1, ply + 1, True, not cut_node)
         unmake_move(pos)
@@ -238,7 +276,7 @@ cdef int prune_before_moves(Search* s, int depth, int alpha, int beta, int ply, 
     # Razoring: so far below alpha that only a tactic could help; if
     # quiescence finds none, trust it.
     if s.opt.razoring and depth <= 3 and eval + 250 * depth <= alpha:
-        score = qsearch(s, alpha, alpha + 1, ply)
+        score = qsearch(s, alpha, alpha + 1, ply, False)
         if s.stopped:
             return 0
         if score <= alpha:
@@ -298,7 +336,7 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
     if check and ply < 2 * s.root_depth:
         depth += 1                      # check extension
     if depth <= 0:
-        return qsearch(s, alpha, beta, ply)
+        return qsearch(s, alpha, beta, ply, s.opt.qs_checks)
     s.pv_len[ply] = ply
     s.nodes += 1
     if check_stop(s):

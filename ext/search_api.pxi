@@ -99,6 +99,7 @@ cdef class Searcher:
         self.s.opt.singular = False
         self.s.opt.counter_moves = False
         self.s.opt.razoring = False
+        self.s.opt.qs_checks = False
         self.s.opt.probcut = False
         self.s.opt.cut_node_lmr = False
         self.s.opt.cont_history = False
@@ -546,6 +547,7 @@ cdef class Searcher:
                   nmm_prob_high: float | None = None, nmm_prob_low: float | None = None,
                   see_pruning: bool | None = None, singular: bool | None = None,
                   counter_moves: bool | None = None, razoring: bool | None = None,
+                  qs_checks: bool | None = None,
                   probcut: bool | None = None, cut_node_lmr: bool | None = None,
                   cont_history: bool | None = None, history_lmr: bool | None = None,
                   time_management: str | None = None, helper_depths: str | None = None,
@@ -584,6 +586,8 @@ cdef class Searcher:
             self.s.opt.history_lmr = history_lmr
         if razoring is not None:
             self.s.opt.razoring = razoring
+        if qs_checks is not None:
+            self.s.opt.qs_checks = qs_checks
         if probcut is not None:
             self.s.opt.probcut = probcut
         if cut_node_lmr is not None:

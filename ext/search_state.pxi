@@ -41,6 +41,7 @@ ctypedef struct SearchOptions:
     bint singular           # extend a table move that alone holds the score
     bint counter_moves      # try the move that last refuted the opponent's move, after the killers
     bint razoring           # far below alpha near the leaves: ask quiescence first
+    bint qs_checks          # quiescence's first ply also tries the quiet checks
     bint probcut            # a good capture that beats beta by a margin in a shallow search cuts off
     bint cut_node_lmr       # reduce late moves one ply more at expected cut nodes
     bint cont_history       # add the signed statistics (stats.pxi) to every scorer's quiet scores

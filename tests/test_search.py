@@ -145,7 +145,8 @@ def test_material_counts(searcher: Searcher) -> None:
 
 
 EXTRAS = {"see_pruning": True, "singular": True, "counter_moves": True, "razoring": True,
-          "probcut": True, "cut_node_lmr": True, "cont_history": True, "history_lmr": True}
+          "probcut": True, "cut_node_lmr": True, "cont_history": True, "history_lmr": True,
+          "qs_checks": True}
 
 
 @pytest.mark.parametrize("option", sorted(EXTRAS))
@@ -155,6 +156,17 @@ def test_mates_found_with_each_search_extra(fen: str, n: int, option: str) -> No
     searcher = Searcher(hash_mb=8)
     searcher.configure(**{option: True})
     assert_mates(searcher, fen, n, depth=2 * n + 6)
+
+
+@pytest.mark.parametrize("fen", ["1k5r/pP3ppp/3p2b1/1BN1n3/1Q2P3/P1B5/KP3P1P/7q w - - 1 1",
+                                 "3r1r1k/1p3p1p/p2p4/4n1NN/6bQ/1BPq4/P3p1PP/1R5K w - - 0 1"])
+def test_quiescence_checks_see_a_mate_past_the_horizon(fen: str) -> None:
+    """Mate in 3 whose last move is a quiet check: two plies find it only when
+    quiescence tries quiet checks (the third move is past the horizon)."""
+    plain, checks = Searcher(hash_mb=8), Searcher(hash_mb=8)
+    checks.configure(qs_checks=True)
+    assert plain.search(Board(fen), depth=2).get("mate") is None
+    assert checks.search(Board(fen), depth=2)["mate"] == 3
 
 
 @pytest.mark.parametrize("option", sorted(EXTRAS))
