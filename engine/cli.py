@@ -1082,7 +1082,6 @@ def study_endgames(pgns: tuple[str, ...], out: str | None) -> None:
         Path(out).write_text(text)
 
 
-
 @study.command("clock")
 @click.argument("pgns", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
 @click.option("--out", type=click.Path(dir_okay=False), help="Write the report here too.")
@@ -1094,6 +1093,7 @@ def study_clock(pgns: tuple[str, ...], out: str | None) -> None:
     if out:
         Path(out).parent.mkdir(parents=True, exist_ok=True)
         Path(out).write_text(text)
+
 
 if __name__ == "__main__":
     main()

@@ -110,6 +110,16 @@ cdef class Board:
         """Every legal move in UCI notation, in generation order."""
         return [move_to_uci(&self.pos, m) for m in self._moves(GEN_ALL)]
 
+    def check_candidates(self) -> list[str]:
+        """The quiet moves quiescence's quiet-check filter lets through
+        (QSearchChecks): every quiet move that gives check, and some that do
+        not.
+
+        >>> Board("4k3/8/8/8/8/8/8/R3K3 w - - 0 1").check_candidates()
+        ['a1a8']
+        """
+        return [move_to_uci(&self.pos, m) for m in self._moves(GEN_QUIET) if may_give_check(&self.pos, m)]
+
     cdef Move _parse(self, str uci) except? 0:
         """The legal move a UCI string names; 0 if none.
 

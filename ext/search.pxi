@@ -97,18 +97,42 @@ cdef inline bint has_pieces(const Position* pos, int color) noexcept nogil:
     return (pos.occ[color] & ~pos.pieces[PAWN + 6 * color] & ~pos.pieces[KING + 6 * color]) != 0
 
 
-cdef int quiet_checks(Search* s, int alpha, int beta, int ply, int* best, Move* best_move) noexcept nogil:
+cdef inline bint may_give_check(const Position* pos, Move m) noexcept nogil:
+    """False only for a quiet move that cannot give check, so that quiescence
+    makes no other: the piece does not attack the king from its new square,
+    does not leave a line through the king on which we have a slider (a
+    discovered check) and is not castling. make_move decides the rest."""
+    cdef int us = pos.stm, frm = move_from(m), to = move_to(m), ksq = pos.king[us ^ 1]
+    cdef int pt = pos.board[frm] - 6 * us
+    cdef u64 occ = (pos.all & ~bit(frm)) | bit(to)
+    if move_flag(m) == F_CASTLE:
+        return True
+    if pt == PAWN:
+        if PAWN_ATK[us][to] & bit(ksq):
+            return True
+    elif pt != KING and piece_attacks(pt, to, occ) & bit(ksq):
+        return True
+    cdef u64 line = LINE[frm][ksq], sliders = pos.pieces[QUEEN + 6 * us]
+    if line == 0 or line & bit(to):
+        return False
+    if (frm & 7) == (ksq & 7) or (frm >> 3) == (ksq >> 3):
+        sliders |= pos.pieces[ROOK + 6 * us]
+    else:
+        sliders |= pos.pieces[BISHOP + 6 * us]
+    return (line & sliders) != 0        # a slider of ours on the line the piece leaves
+
+
+cdef void quiet_checks(Search* s, int alpha, int beta, int ply, int* best, Move* best_move) noexcept nogil:
     """Quiescence's quiet checks (QSearchChecks): at the first ply of
     quiescence, the quiet moves that give check and lose nothing by exchange,
     so that a mate or a fork one move past the horizon is seen. Raises
-    ``best`` and ``best_move`` (and returns alpha raised with them); beta
-    stops the loop. A function of its own: its move list stays off the stack
-    of every other quiescence node."""
+    ``best`` and ``best_move``; beta stops the loop. A function of its own:
+    its move list stays off the stack of every other quiescence node."""
     cdef Position* pos = &s.pos
     cdef Move moves[MAX_MOVES]
     cdef int n = generate_moves(pos, moves, GEN_QUIET), i, score
     for i in range(n):
-        if see(pos, moves[i]) < 0:
+        if not may_give_check(pos, moves[i]) or see(pos, moves[i]) < 0:
             continue
         make_move(pos, moves[i])
         if not in_check(pos):
@@ -117,7 +141,7 @@ cdef int quiet_checks(Search* s, int alpha, int beta, int ply, int* best, Move* 
         score = -qsearch(s, -beta, -alpha, ply + 1, False)
         unmake_move(pos)
         if s.stopped:
-            return alpha
+            return
         if score > best[0]:
             best[0] = score
             if score > alpha:
@@ -125,8 +149,7 @@ cdef int quiet_checks(Search* s, int alpha, int beta, int ply, int* best, Move* 
                 best_move[0] = moves[i]
                 update_pv(s, ply, moves[i])
                 if score >= beta:
-                    break
-    return alpha
+                    return
 
 
 cdef int qsearch(Search* s, int alpha, int beta, int ply, bint checks) noexcept nogil:
@@ -158,9 +181,12 @@ cdef int qsearch(Search* s, int alpha, int beta, int ply, bint checks) noexcept 
     if hit:
         tt_move = entry.move
         tt_score = score_from_tt(entry.score, ply)
-        if s.opt.tt_cutoffs and (entry.bound == BOUND_EXACT
-                                 or (entry.bound == BOUND_LOWER and tt_score >= beta)
-                                 or (entry.bound == BOUND_UPPER and tt_score <= alpha)):
+        # A quiescence entry (depth 0) may not have tried the quiet checks:
+        # at a node that does, only its lower bound holds.
+        if s.opt.tt_cutoffs and (not checks or entry.depth > 0 or entry.bound == BOUND_LOWER) and (
+                entry.bound == BOUND_EXACT
+                or (entry.bound == BOUND_LOWER and tt_score >= beta)
+                or (entry.bound == BOUND_UPPER and tt_score <= alpha)):
             return tt_score
 
     if check:
@@ -199,7 +225,7 @@ cdef int qsearch(Search* s, int alpha, int beta, int ply, bint checks) noexcept 
     if check and searched == 0 and picker.n == 0:
         return -MATE + ply
     if checks and not check and best < beta:
-        alpha = quiet_checks(s, alpha, beta, ply, &best, &best_move)
+        quiet_checks(s, alpha, beta, ply, &best, &best_move)
         if s.stopped:
             return 0
     tt_store(s.tt, pos.key, 0, best, stand_pat if not check else 0,

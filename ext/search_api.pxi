@@ -566,6 +566,8 @@ cdef class Searcher:
         ``breadcrumbs``: with more than one thread, late moves are reduced a
         ply more at a node within 8 plies of the root that another thread is
         searching too (Stockfish 11's breadcrumbs; on unless a study asks)."""
+        if time_management is not None and time_management not in TIME_MODES:
+            raise ValueError(f"time_management must be one of {TIME_MODES}, not {time_management!r}")
         if defer_busy is not None:
             self.s.opt.defer_busy = defer_busy
         if defer_depth is not None:
@@ -577,8 +579,6 @@ cdef class Searcher:
         if helper_depths is not None:
             self.s.opt.helper_depths = HELPER_DEPTHS.index(helper_depths)
         if time_management is not None:
-            if time_management not in TIME_MODES:
-                raise ValueError(f"time_management must be one of {TIME_MODES}, not {time_management!r}")
             self.s.opt.time_mode = TIME_MODES.index(time_management)
         if cont_history is not None:
             self.s.opt.cont_history = cont_history

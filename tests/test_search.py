@@ -169,6 +169,25 @@ def test_quiescence_checks_see_a_mate_past_the_horizon(fen: str) -> None:
     assert checks.search(Board(fen), depth=2)["mate"] == 3
 
 
+def test_the_quiet_check_filter_lets_every_quiet_check_through() -> None:
+    """Against python-chess, over positions of random games (seeded): every
+    quiet move that gives check is a candidate, every candidate is a legal
+    quiet move, and the filter leaves out most of the rest."""
+    import random
+    rng = random.Random(5)
+    candidates = quiets = 0
+    for _ in range(40):
+        board = chess.Board()
+        while not board.is_game_over() and board.ply() < 120:
+            quiet = {m for m in board.legal_moves if not board.is_capture(m) and not m.promotion}
+            checks = {m.uci() for m in quiet if board.gives_check(m)}
+            found = set(Board(board.fen()).check_candidates())
+            assert checks <= found <= {m.uci() for m in quiet}, board.fen()
+            candidates, quiets = candidates + len(found), quiets + len(quiet)
+            board.push(rng.choice(list(board.legal_moves)))
+    assert candidates < quiets / 3
+
+
 @pytest.mark.parametrize("option", sorted(EXTRAS))
 def test_search_extras_change_the_tree(option: str) -> None:
     """Each option does something at depth 10 on the bench's first positions,
