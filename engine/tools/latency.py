@@ -1,8 +1,8 @@
 """Response times of the UCI engine: uciok after start, isready and stop
 mid-search, how late ``go movetime 100`` answers, how long ``go depth 6``
-takes (a few milliseconds with one thread: with many threads on few cores,
-a measure of how much of the machine the main search still gets), quit
-mid-search. Median
+takes after ``ucinewgame`` (a few milliseconds with one thread: with many
+threads on few cores, a measure of how much of the machine the main search
+still gets), quit mid-search. Median
 and worst of several trials (a measurement, not a test: the machine may be
 busy)."""
 from __future__ import annotations
@@ -51,6 +51,9 @@ def one_trial(command: list[str], think: float, threads: int = 1) -> dict[str, f
     stop = _read_until(proc, "bestmove") - sent
     sent = send(f"go movetime {MOVETIME_MS}")
     late = _read_until(proc, "bestmove") - sent - MOVETIME_MS / 1000
+    send("ucinewgame")                  # an empty table: the depth is searched, not looked up
+    send("isready")
+    _read_until(proc, "readyok")
     sent = send(f"go depth {DEPTH}")
     depth = _read_until(proc, "bestmove") - sent
     send("go infinite")
