@@ -292,6 +292,9 @@ class LineMaker:
                                 spec["default"]])
             if name.lower() == "hash" and rng.random() < 0.8:
                 value = rng.choice([1, 2, 16, 32])  # big tables are rare: they cost memory
+            if name.lower() == "threads" and rng.random() < 0.8:
+                value = rng.choice([1, 2, 3, 4])    # many threads are rare: on a busy machine each
+                                                    # search's main thread then gets little of a CPU
             value = str(value) if rng.random() < 0.9 else rng.choice(EXTREMES)
         elif spec["type"] == "check":
             value = rng.choice(["true", "false", "TRUE", "False", "maybe", ""])
