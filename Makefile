@@ -213,8 +213,9 @@ sprt-status:
 endgame-match: build
 	mkdir -p reports/strength
 	$(PY) -m engine.cli data endgame-starts --out reports/strength/endgame_starts.epd
-	$(PY) -m engine.cli match nmm:EndgameRules=true nmm --openings reports/strength/endgame_starts.epd \
-	    --games 200 --tc 10+0.1 --seed 1 --pgn reports/strength/endgame_rules.pgn | tee reports/strength/endgame_rules.log
+	$(PY) -m engine.cli match nmm nmm:EndgameRules=false --openings reports/strength/endgame_starts.epd \
+	    --games 200 --tc 10+0.1 --seed $(or $(SEED),1) --concurrency $(or $(CONCURRENCY),1) \
+	    --pgn reports/strength/endgame_rules$(PART).pgn | tee reports/strength/endgame_rules$(PART).log
 
 # Issue 14's yardstick: 100 games a pairing at 10+0.1 (STRENGTH_GAMES to change).
 STRENGTH_GAMES ?= 100

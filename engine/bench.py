@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from engine._core import Board, Searcher
+from engine._core import Board, Searcher, endgame_rules_on, set_endgame_rules
 
 DEFAULT_DEPTH = 12
 
@@ -52,14 +52,19 @@ def run_bench(depth: int = DEFAULT_DEPTH, hash_mb: int = 16,
     if td is not None:
         td.install(searcher)
     total, elapsed = 0, 0.0
-    for i, fen in enumerate(POSITIONS):
-        if stopped():
-            break
-        searcher.clear()
-        start = time.perf_counter()
-        result = searcher.search(Board(fen), depth=depth)
-        elapsed += time.perf_counter() - start
-        total += result["nodes"]
-        if on_position:
-            on_position(i, fen, result)
+    rules = endgame_rules_on()
+    set_endgame_rules(False)        # the signature is the core's defaults', whatever the engine set
+    try:
+        for i, fen in enumerate(POSITIONS):
+            if stopped():
+                break
+            searcher.clear()
+            start = time.perf_counter()
+            result = searcher.search(Board(fen), depth=depth)
+            elapsed += time.perf_counter() - start
+            total += result["nodes"]
+            if on_position:
+                on_position(i, fen, result)
+    finally:
+        set_endgame_rules(rules)
     return total, elapsed

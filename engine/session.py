@@ -114,7 +114,7 @@ class Session:
                    apply=lambda value: self.searcher.configure(time_management=value)),
             Option("Eval", "combo", "handwritten", choices=("handwritten", "td"), apply=self._set_eval),
             Option("EvalFile", "string", "nets/td.npz", apply=self._set_eval_file),
-            Option("EndgameRules", "check", False, apply=set_endgame_rules),
+            Option("EndgameRules", "check", True, apply=set_endgame_rules),
         ]
 
     @property
@@ -123,6 +123,7 @@ class Session:
         waits neither for the hash table nor for the net."""
         if self._searcher is None:
             self._searcher = Searcher(self._hash_mb)
+            set_endgame_rules(self.options["EndgameRules"])    # builds the KPK table (50 ms) when on
             self._set_threads(self.options["Threads"])
             self._searcher.configure(ordering=self.options["MoveOrdering"],
                                      nmm_min_depth=self.options["NMMMinDepth"],

@@ -19,12 +19,13 @@ cdef enum:
 
 cdef uint8_t KPK[KPK_SIZE]
 cdef bint kpk_built = False
-cdef bint endgame_rules = False     # the EndgameRules option (one engine, one value: process-wide)
+cdef bint endgame_rules = False     # the EndgameRules option (one engine, one value: process-wide; the engine's default is on)
 
 
 def set_endgame_rules(bint on) -> None:
     """Use the KPK table and the drawish scales, or evaluate by the weights alone
-    (the default until games have measured the rules: the EndgameRules option).
+    (this module's default, so that the bench signature stays that of the
+    weights; the engine switches them on, as its EndgameRules option says).
     The table is built the first time the rules are switched on (about 50 ms)."""
     global endgame_rules, kpk_built
     if on and not kpk_built:
@@ -32,6 +33,11 @@ def set_endgame_rules(bint on) -> None:
             init_kpk()
         kpk_built = True
     endgame_rules = on
+
+
+def endgame_rules_on() -> bool:
+    """Whether the rules are in use (set_endgame_rules)."""
+    return endgame_rules
 
 
 cdef inline int kpk_index(int stm, int wk, int bk, int pawn) noexcept nogil:

@@ -130,9 +130,11 @@ def test_the_rules_can_be_switched_off(searcher: Searcher) -> None:
 
 
 def test_endgame_rules_option() -> None:
-    from uci_client import answers
+    """On by default in the engine (400 games on endgame starts: README); off, the weights alone."""
+    from uci_client import answers, transcript
+    assert "option name EndgameRules type check default true" in transcript("uci", "quit")
     out = answers("position fen k7/8/8/8/8/8/P7/K7 w - - 0 1", "go depth 1", until="bestmove")
-    assert any(" score cp " in line and " score cp 0 " not in line for line in out if line.startswith("info"))
-    out = answers("setoption name EndgameRules value true", "position fen k7/8/8/8/8/8/P7/K7 w - - 0 1",
-                  "go depth 1", until="bestmove")
     assert any(" score cp 0 " in line for line in out if line.startswith("info"))
+    out = answers("setoption name EndgameRules value false", "position fen k7/8/8/8/8/8/P7/K7 w - - 0 1",
+                  "go depth 1", until="bestmove")
+    assert any(" score cp " in line and " score cp 0 " not in line for line in out if line.startswith("info"))
