@@ -155,21 +155,25 @@ def bench(depth: int | None, evaluation: str, eval_file: str | None) -> None:
 @main.command()
 @click.argument("epd", type=click.Path(exists=True, dir_okay=False))
 @click.option("--movetime", type=float, default=1.0, show_default=True, help="Seconds per position.")
+@click.option("--nodes", type=click.IntRange(1), default=None,
+              help="Nodes per position instead of a time: the same result on any machine (one thread).")
 @click.option("--limit", type=int, default=None, help="Only the first N positions.")
 @click.option("--engine", "engine_spec", default="nmm", show_default=True,
               help="Engine spec (see match), e.g. nmm:Eval=td.")
 @click.option("--fullmove", type=click.IntRange(1, 1000), default=None,
               help="The move number to give every position (EPD has none: it reads as move 1, which the TD "
                    "net's phase rule takes for the opening).")
-def suite(epd: str, movetime: float, limit: int | None, engine_spec: str, fullmove: int | None) -> None:
+def suite(epd: str, movetime: float, nodes: int | None, limit: int | None, engine_spec: str,
+          fullmove: int | None) -> None:
     """Solve rate on an EPD test suite (bm/am), through the UCI engine."""
     from engine.tools.engines import parse_spec
     from engine.tools.epd_suite import run_suite
     spec = parse_spec(engine_spec)
-    result = run_suite(Path(epd), movetime, spec.command, spec.options, limit, fullmove=fullmove)
+    result = run_suite(Path(epd), movetime, spec.command, spec.options, limit, fullmove=fullmove, nodes=nodes)
     for ident, expected, played in result.failures:
         click.echo(f"  missed {ident}: expected {expected}, played {played}")
-    click.echo(f"{spec.label}: {result.solved}/{result.total} solved at {movetime:g} s per position "
+    budget = f"{nodes} nodes" if nodes else f"{movetime:g} s"
+    click.echo(f"{spec.label}: {result.solved}/{result.total} solved at {budget} per position "
                f"(mean depth {sum(result.depths) / max(len(result.depths), 1):.1f})")
     if result.max_points:
         click.echo(f"{spec.label}: {result.points}/{result.max_points} points, "

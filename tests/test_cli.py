@@ -49,3 +49,18 @@ def test_perft_suite_log_resumes(fixtures, tmp_path) -> None:
     assert len(log.read_text().splitlines()) == 6
     second = CliRunner().invoke(main, args)                  # everything is in the log
     assert re.search(r"(?<!\d)0 counts checked, 0 wrong, 0 nodes", second.output)
+
+
+def test_suite_by_nodes_solves_and_misses_the_same_on_every_run(tmp_path) -> None:
+    """``suite --nodes``: a mate in one and a queen won are found, a move the
+    EPD names wrongly is a miss, and a second run says the same (the count
+    does not depend on the machine's speed)."""
+    epd = tmp_path / "small.epd"
+    epd.write_text("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm Rd8#; id \"mate\";\n"
+                   "4k3/8/8/3q4/8/8/8/3RK3 w - - bm Rxd5; id \"queen\";\n"
+                   "4k3/8/8/3q4/8/8/8/3RK3 w - - bm Kf2; id \"wrong\";\n")
+    runs = [CliRunner().invoke(main, ["suite", str(epd), "--nodes", "5000"]) for _ in range(2)]
+    assert all(r.exit_code == 0 for r in runs), runs[0].output
+    assert "2/3 solved at 5000 nodes per position" in runs[0].output
+    assert "missed wrong: expected Kf2, played Rxd5" in runs[0].output
+    assert runs[0].output.splitlines()[-1] == runs[1].output.splitlines()[-1]

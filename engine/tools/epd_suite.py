@@ -1,7 +1,8 @@
 """Solve rate on an EPD test suite (WAC, ECM, ...), through the real UCI engine.
 
-A position counts as solved when the engine's move after ``movetime`` is one
-of the ``bm`` moves (and none of the ``am`` moves). Suites that grade moves,
+A position counts as solved when the engine's move after ``movetime`` (or
+after ``nodes``: a count that any machine reproduces) is one of the ``bm``
+moves (and none of the ``am`` moves). Suites that grade moves,
 as the Strategic Test Suite does (``c9``: moves in UCI, ``c8``: their points
 out of 10), are also scored by points.
 """
@@ -55,9 +56,10 @@ def is_solved(move: chess.Move, ops: dict) -> bool:
 
 def run_suite(path: Path, movetime: float, command: list[str] | None = None,
               options: dict | None = None, limit: int | None = None,
-              progress: bool = True, fullmove: int | None = None) -> SuiteResult:
-    """Play each position for ``movetime`` seconds; ``fullmove``: a move number
-    to give every position (EPD lines carry none)."""
+              progress: bool = True, fullmove: int | None = None, nodes: int | None = None) -> SuiteResult:
+    """Play each position for ``movetime`` seconds, or ``nodes`` nodes if
+    given (each position a new game: an empty table); ``fullmove``: a move
+    number to give every position (EPD lines carry none)."""
     positions = read_epd(path)[:limit]
     for board, _ in positions:
         board.fullmove_number = fullmove or board.fullmove_number
@@ -71,7 +73,8 @@ def run_suite(path: Path, movetime: float, command: list[str] | None = None,
             from tqdm import tqdm
             iterator = tqdm(positions, unit="pos")
         for i, (board, ops) in enumerate(iterator):
-            result = engine.play(board, chess.engine.Limit(time=movetime), game=i,
+            limit_ = chess.engine.Limit(nodes=nodes) if nodes else chess.engine.Limit(time=movetime)
+            result = engine.play(board, limit_, game=i,
                                  info=chess.engine.INFO_BASIC)
             depths.append(result.info.get("depth", 0))
             got, best = points_of(result.move, ops)
