@@ -66,3 +66,10 @@ def test_the_command_prints_and_writes_the_table(pgn: Path, tmp_path: Path) -> N
     assert [line.split()[0] for line in lines[1:]] == ["fast", "slow"]
     assert lines[2].split()[-1] == "1"                  # slow's loss on time
     assert out.read_text() == result.output
+
+
+def test_a_gzipped_record_reads_as_the_plain_one(pgn: Path, tmp_path: Path) -> None:
+    import gzip
+    packed = tmp_path / "games.pgn.gz"
+    packed.write_bytes(gzip.compress(pgn.read_bytes()))
+    assert clock_use(pgn_games([packed])) == clock_use(pgn_games([pgn]))

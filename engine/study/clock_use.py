@@ -18,6 +18,7 @@ on a clock, are left out.
 """
 from __future__ import annotations
 
+import gzip
 import re
 import statistics
 from collections import defaultdict
@@ -72,8 +73,10 @@ def games(source: TextIO) -> Iterator[GameClock]:
 
 
 def pgn_games(paths: Iterable[Path]) -> Iterator[GameClock]:
+    """The games of PGN files, plain or gzipped (``.pgn.gz``: large match records)."""
     for path in paths:
-        with open(path, encoding="utf-8", errors="replace") as source:
+        opener = gzip.open if path.suffix == ".gz" else open
+        with opener(path, "rt", encoding="utf-8", errors="replace") as source:
             yield from games(source)
 
 
@@ -84,7 +87,6 @@ def clock_use(played: Iterable[GameClock]) -> list[ClockUse]:
     forfeits: dict[str, int] = defaultdict(int)
     for game in played:
         for color, name in game.names.items():
-            spent.setdefault(name, [])
             if name == game.forfeit:
                 forfeits[name] += 1
                 left_at_end[name].append(0.0)
