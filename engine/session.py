@@ -110,7 +110,7 @@ class Session:
             Option("CutNodeLMR", "check", False, apply=configure("cut_node_lmr")),
             Option("ContinuationHistory", "check", False, apply=configure("cont_history")),
             Option("HistoryLMR", "check", False, apply=configure("history_lmr")),
-            Option("TimeManagement", "combo", "stability", choices=("stability", "effort", "fixed"),
+            Option("TimeManagement", "combo", "stability", choices=("stability", "effort", "fixed", "balanced"),
                    apply=lambda value: self.searcher.configure(time_management=value)),
             Option("Eval", "combo", "handwritten", choices=("handwritten", "td"), apply=self._set_eval),
             Option("EvalFile", "string", "nets/td.npz", apply=self._set_eval_file),

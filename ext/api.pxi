@@ -594,7 +594,8 @@ def think_factor(int stable, double best_share, int score_drop, str mode="stabil
     no new iteration (times 0.6), in TimeManagement ``mode`` (one of
     TIME_MODES): ``fixed`` always 1; ``stability`` by how many iterations the
     best move has held; ``effort`` also by the best move's share of the last
-    iteration's nodes and by how far the score fell.
+    iteration's nodes and by how far the score fell; ``balanced`` as
+    ``stability`` with factors that average about 1.
 
     >>> think_factor(0, 0.75, 0) > think_factor(5, 0.75, 0)
     True

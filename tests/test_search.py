@@ -226,13 +226,19 @@ def test_think_factor_follows_the_search_state() -> None:
     assert (think_factor(2, 0.75, 100, "effort") > think_factor(2, 0.75, 0, "effort")
             > think_factor(2, 0.75, -100, "effort"))
     assert 0.35 <= think_factor(6, 1.0, -1000, "effort") and think_factor(0, 0.0, 1000, "effort") <= 2.5
+    # balanced: the same shape as stability, each factor no lower than stability's
+    balanced = [think_factor(stable, 0.5, 0, "balanced") for stable in (0, 2, 6)]
+    assert balanced == sorted(balanced, reverse=True) and balanced[1] == pytest.approx(1.0)
+    assert all(think_factor(stable, 0.5, 0, "balanced") >= think_factor(stable, 0.5, 0)
+               for stable in range(8))
+    assert think_factor(6, 0.95, 300, "balanced") == balanced[2]                 # effort's inputs ignored
     with pytest.raises(ValueError):
         think_factor(0, 0.5, 0, "eager")
 
 
-@pytest.mark.parametrize("mode", ["effort", "fixed"])
+@pytest.mark.parametrize("mode", ["effort", "fixed", "balanced"])
 def test_time_management_modes_play_legal_moves_on_a_clock(mode: str) -> None:
-    """TimeManagement=effort or fixed under a soft and a hard limit: a legal
+    """TimeManagement=effort, fixed or balanced under a soft and a hard limit: a legal
     move, and the search ends (by the hard limit at the latest); a mode that
     does not exist is refused."""
     from engine.bench import POSITIONS

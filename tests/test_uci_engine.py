@@ -28,10 +28,10 @@ def test_identity_and_options(engine) -> None:
     assert "history" in opts["MoveOrdering"].var
 
 
-@pytest.mark.parametrize("mode", ["effort", "fixed"])
+@pytest.mark.parametrize("mode", ["effort", "fixed", "balanced"])
 def test_time_management_through_uci(engine, mode: str) -> None:
-    """TimeManagement is a combo the GUI sees; with `effort` or `fixed` a game on a clock is legal."""
-    assert engine.options["TimeManagement"].var == ["stability", "effort", "fixed"]
+    """TimeManagement is a combo the GUI sees; with `effort`, `fixed` or `balanced` a game on a clock is legal."""
+    assert engine.options["TimeManagement"].var == ["stability", "effort", "fixed", "balanced"]
     engine.configure({"TimeManagement": mode})
     board = chess.Board()
     limit = chess.engine.Limit(white_clock=2, black_clock=2, white_inc=0.05, black_inc=0.05)
