@@ -8,7 +8,7 @@ JOBS   ?= 2
 DEPS   := $(VENV)/.deps-installed
 CORE   := build/.core-built
 
-.PHONY: texel-data texel texel-own search-sprt sprt-status endgame-match strength-gauntlet strength-gauntlet-before threads-study threads-match threads-soak cutoffs nmm-cut tree-size tree-size-deep chessmaps-study regions strategy run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
+.PHONY: texel-data texel texel-own search-sprt sprt-status screens-status endgame-match strength-gauntlet strength-gauntlet-before threads-study threads-match threads-soak cutoffs nmm-cut tree-size tree-size-deep chessmaps-study regions strategy run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
         td-data td-net td-leaf td-match td-bench evaluators clean
 
 DATA   ?= $(or $(NMM_DATA),../shared/data)
@@ -208,6 +208,15 @@ search-sprt: build
 sprt-status:
 	$(PY) -m engine.cli match-log $(sort $(wildcard reports/strength/$(OPTION).log reports/strength/$(OPTION)_?.log)) \
 	    --sprt 0 10 --sprt-model logistic
+
+# Every search option's test so far, one line each (the README's "Search options" figures).
+SCREENS ?= SEEPruning SingularExtensions CounterMoves ContinuationHistory HistoryLMR Razoring ProbCut \
+           CutNodeLMR QSearchChecks
+screens-status:
+	@for o in $(SCREENS); do \
+	    if [ -f reports/strength/$$o.log ]; then \
+	        printf '%-20s ' $$o; $(MAKE) -s sprt-status OPTION=$$o | tail -n 1; \
+	    else printf '%-20s not played\n' $$o; fi; done
 
 # The endgame rules from starts where they apply (both colours), 10+0.1.
 endgame-match: build
