@@ -33,7 +33,7 @@ NMM_MIN_DEPTH = 2         # the net is not asked this near the leaves (see nets/
 MAX_PERFT_DEPTH = 20
 HASH_DEFAULT_MB = 16
 # Chosen by games at 10+0.1 against history, the default before it: 810 games,
-# +33 +- 17 Elo (README, "Let matches choose").
+# +33 +- 17 Elo (reports/nmm_search/README.md, "Let matches choose").
 DEFAULT_ORDERING = "chessmaps"
 
 

@@ -28,7 +28,7 @@ cdef extern from "<pthread.h>" nogil:
 # created them all. Started one by one, each would search at once, and with
 # more threads than cores the main thread, still creating the rest, would get
 # an ever smaller share of the machine: with 256 threads on 2 loaded cores a
-# `go movetime 100` answered 2 s late (README, Threads). One lock and
+# `go movetime 100` answered 2 s late (reports/threads/README.md). One lock and
 # condition serve every group; a helper rechecks its own group's flag when woken.
 cdef extern from *:
     """
@@ -78,8 +78,8 @@ cdef int SKIP_PHASE[20]
 SKIP_SIZE[:] = [1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4]
 SKIP_PHASE[:] = [0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7]
 
-# The alternatives the threads study measured against the pattern (README,
-# Threads): helpers that take every depth, that leave out the depths the main
+# The alternatives the threads study measured against the pattern
+# (reports/threads/README.md): helpers that take every depth, that leave out the depths the main
 # search has reached ("ahead"), or both rules; and a main search that leaves
 # out the depths a helper has completed ("jump"). A rule's index in
 # HELPER_DEPTHS is the set of its bits.
