@@ -1,4 +1,5 @@
 """nmm-chess tournament and match: a gauntlet through the command line, its files, and how both resume."""
+import gzip
 import json
 
 import pytest
@@ -121,6 +122,14 @@ def test_a_match_resumes_from_its_games_and_refuses_another_matchs(tmp_path, two
     assert result.exit_code == 0, result.output
     assert "2 games kept" in result.output and "game   3: " in result.output and "game   1: " not in result.output
     assert "4 games" in result.output and pgn.read_text().count("[Event ") == 4
+    zipped = tmp_path / "m.pgn.gz"                             # a record committed gzipped resumes too
+    games = pgn.read_text().split("\n\n[Event ")
+    zipped.write_bytes(gzip.compress((games[0] + "\n\n[Event " + games[1] + "\n\n").encode()))
+    pgn.unlink()
+    again = CliRunner().invoke(main, args + ["--resume"])
+    assert again.exit_code == 0, again.output
+    assert "2 games kept" in again.output and "game   3: " in again.output and "game   2: " not in again.output
+    assert pgn.read_text().count("[Event ") == 4
     other = CliRunner().invoke(main, ["match", "nmm", "nmm:Hash=8"] + args[3:] + ["--resume"])
     assert other.exit_code != 0 and "not of nmm and nmm(Hash=8)" in other.output
     moved = tmp_path / "moved.epd"

@@ -15,6 +15,7 @@ match cut short goes on from the games its PGN holds (``read_games``).
 from __future__ import annotations
 
 import asyncio
+import gzip
 import io
 import queue
 import random
@@ -323,14 +324,22 @@ def game_writer(log: Callable[[str], None], pgn=None,
 def read_games(path: Path, a_label: str, b_label: str, openings: list[chess.Board]) -> list[GameResult]:
     """The finished games in a PGN that ``game_writer`` wrote, as results of
     player A, to go on with the match (run_match's ``played``). A missing file
-    has none, and a game cut off when the run was killed is left out.
+    has none, and a game cut off when the run was killed is left out. Without
+    ``path`` its gzipped copy (``path`` + ``.gz``) is read: a large match record
+    is committed that way, and the resumed run writes ``path`` again in full.
     ValueError if a game is not of these two players or did not start from
     its round's opening: another match, or the same one drawn with another
     seed or openings file."""
     games: list[GameResult] = []
-    if not path.exists():
+    zipped = path.with_name(path.name + ".gz")
+    if path.exists():
+        whole = path.read_text()
+    elif zipped.exists():
+        with gzip.open(zipped, "rt") as f:
+            whole = f.read()
+    else:
         return games
-    for text in ("\n\n" + path.read_text()).split("\n\n[Event ")[1:]:
+    for text in ("\n\n" + whole).split("\n\n[Event ")[1:]:
         game = chess.pgn.read_game(io.StringIO("[Event " + text))
         h = game.headers if game else {}
         result = h.get("Result")
