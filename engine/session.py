@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from engine import __version__
-from engine._core import MAX_THREADS, Board, Searcher, eval_trace, set_endgame_rules
+from engine._core import MAX_THREADS, TIME_MODES, Board, Searcher, eval_trace, set_endgame_rules
 from engine.bench import DEFAULT_DEPTH, run_bench
 from engine.job import Job
 from engine.options import Option, OptionError, Options
@@ -110,7 +110,7 @@ class Session:
             Option("CutNodeLMR", "check", False, apply=configure("cut_node_lmr")),
             Option("ContinuationHistory", "check", False, apply=configure("cont_history")),
             Option("HistoryLMR", "check", False, apply=configure("history_lmr")),
-            Option("TimeManagement", "combo", "stability", choices=("stability", "effort", "fixed", "balanced"),
+            Option("TimeManagement", "combo", TIME_MODES[0], choices=TIME_MODES,
                    apply=lambda value: self.searcher.configure(time_management=value)),
             Option("Eval", "combo", "handwritten", choices=("handwritten", "td"), apply=self._set_eval),
             Option("EvalFile", "string", "nets/td.npz", apply=self._set_eval_file),

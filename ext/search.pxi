@@ -774,15 +774,16 @@ cdef inline int score_drop(int score, int prev, int prev2) noexcept nogil:
     return (prev + prev2) // 2 - score
 
 
-# How the thought on a clock bends to the search (the TimeManagement option).
-# TIME_FIXED is the baseline the others are measured against.
+# How the thought on a clock bends to the search (the TimeManagement option,
+# whose choices are TIME_MODES in this order, the default first). TIME_FIXED
+# is the baseline the others are measured against.
 cdef enum:
-    TIME_FIXED = 0
-    TIME_STABILITY = 1
-    TIME_EFFORT = 2
+    TIME_STABILITY = 0
+    TIME_EFFORT = 1
+    TIME_FIXED = 2
     TIME_BALANCED = 3
 
-TIME_MODES = ("fixed", "stability", "effort", "balanced")
+TIME_MODES = ("stability", "effort", "fixed", "balanced")
 
 
 cdef double time_factor(int mode, int stable, double best_share, int drop) noexcept nogil:
