@@ -14,7 +14,9 @@ def test_a_short_fuzz_run_finds_nothing() -> None:
     report = Fuzzer(ENGINE, seed=11).run(2500)
     assert not report.failures, report.summary()
     assert report.gos > 400 and report.restarts > 0
-    assert report.checked_moves > 5000             # it did read and check what the engine said
+    # It did read and check what the engine said: each go's bestmove and the pv lines
+    # before it (how many pv moves depends on the machine's speed: 4,655 to 8,046 seen).
+    assert report.checked_moves > report.gos
     assert len(report.busy_isready.ms) + len(report.idle_isready.ms) >= 2400
 
 
