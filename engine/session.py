@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from engine import __version__
@@ -35,6 +36,21 @@ HASH_DEFAULT_MB = 16
 # Chosen by games at 10+0.1 against history, the default before it: 810 games,
 # +33 +- 17 Elo (reports/nmm_search/README.md, "Let matches choose").
 DEFAULT_ORDERING = "chessmaps"
+
+
+@dataclass(frozen=True)
+class CoreSetting:
+    """An option's ``apply`` that sets one keyword of the searcher's
+    ``configure``; ``scale`` turns a UCI integer into the core's fraction."""
+    session: Session
+    keyword: str
+    scale: float | None = None
+
+    def core_value(self, value):
+        return value if self.scale is None else value * self.scale
+
+    def __call__(self, value) -> None:
+        self.session.searcher.configure(**{self.keyword: self.core_value(value)})
 
 
 class Session:
@@ -63,9 +79,8 @@ class Session:
     # --- options -------------------------------------------------------------
 
     def _option_table(self) -> list[Option]:
-        def configure(name: str, scale: float | None = None):
-            return lambda value: self.searcher.configure(
-                **{name: value if scale is None else value * scale})
+        def configure(keyword: str, scale: float | None = None) -> CoreSetting:
+            return CoreSetting(self, keyword, scale)
         return [
             Option("Hash", "spin", HASH_DEFAULT_MB, 1, 8192, apply=self._set_hash),
             Option("Threads", "spin", 1, 1, MAX_THREADS, apply=self._set_threads),
@@ -111,11 +126,22 @@ class Session:
             Option("ContinuationHistory", "check", False, apply=configure("cont_history")),
             Option("HistoryLMR", "check", False, apply=configure("history_lmr")),
             Option("TimeManagement", "combo", TIME_MODES[0], choices=TIME_MODES,
-                   apply=lambda value: self.searcher.configure(time_management=value)),
+                   apply=configure("time_management")),
             Option("Eval", "combo", "handwritten", choices=("handwritten", "td"), apply=self._set_eval),
             Option("EvalFile", "string", "nets/td.npz", apply=self._set_eval_file),
             Option("EndgameRules", "check", True, apply=set_endgame_rules),
         ]
+
+    def core_settings(self) -> dict:
+        """Every option that is one of the core's settings, as the keywords of
+        ``Searcher.configure`` take it: all of them reach a new searcher, so
+        that an option's default is what the engine plays with.
+
+        >>> Session(print).core_settings()["cont_history"]
+        False
+        """
+        return {option.apply.keyword: option.apply.core_value(self.options[option.name])
+                for option in self.options if isinstance(option.apply, CoreSetting)}
 
     @property
     def searcher(self) -> Searcher:
@@ -125,12 +151,8 @@ class Session:
             self._searcher = Searcher(self._hash_mb)
             set_endgame_rules(self.options["EndgameRules"])    # builds the KPK table (50 ms) when on
             self._set_threads(self.options["Threads"])
-            self._searcher.configure(ordering=self.options["MoveOrdering"],
-                                     nmm_min_depth=self.options["NMMMinDepth"],
-                                     move_chains=self.options["MoveChains"],
-                                     forward_pruning=self.options["ForwardPruning"],
-                                     beam_width=self.options["BeamWidth"],
-                                     long_branches=self.options["LongBranches"])
+            self._searcher.configure(forward_pruning=self.options["ForwardPruning"],
+                                     **self.core_settings())
             if self.options["ForwardPruning"]:
                 self._load_strategy(self.options["StrategyFile"])
             if self.options["ChessMapsRegions"] == "net":

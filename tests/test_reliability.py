@@ -189,8 +189,11 @@ PONDER = "go ponder wtime 10000 btime 10000"     # soft limit 284 ms, hard 1421 
 def test_no_bestmove_while_pondering_and_the_clock_starts_at_ponderhit() -> None:
     with Engine() as engine:
         engine.send("debug on", "position startpos moves e2e4", PONDER)
-        # Longer than the hard limit: had the clock run, the search would have ended.
-        assert not any(line.startswith("bestmove") for line in engine.silent_for(1.6))
+        # The search has begun (a loaded machine may take a while to make the
+        # searcher), and a ponderhit now finds it running.
+        _, lines = engine.read_until("info depth")
+        # Longer than the soft limit: had the clock run, the search would have ended.
+        assert not any(line.startswith("bestmove") for line in lines + engine.silent_for(1.6))
         hit = engine.send("ponderhit")
         answered, lines = engine.read_until("bestmove")
         assert "info string ponderhit: the clock starts now" in lines
