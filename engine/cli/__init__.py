@@ -1,0 +1,26 @@
+"""The ``nmm-chess`` command. With no subcommand it speaks UCI on stdin/stdout.
+
+One file a concern: ``run`` (UCI, perft, bench, test suites), ``tools``
+(matches, tournaments, sweeps, tuning, the reliability checks), ``data``,
+``train`` and ``study`` (the command groups of those names). Each command
+imports its work when it runs, so that ``uci`` starts quickly.
+"""
+from __future__ import annotations
+
+import click
+
+from engine.cli import data, run, study, tools, train
+
+
+@click.group(invoke_without_command=True)
+@click.pass_context
+def main(ctx: click.Context) -> None:
+    """nmm-chess: a UCI chess engine. Run with no command to speak UCI."""
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(run.uci)
+
+
+for command in (run.uci, run.perft, run.bench_perft, run.bench_eval, run.bench, run.suite,
+                tools.match, tools.match_log, tools.tournament, tools.sweep, tools.tune, tools.latency,
+                tools.fuzz, data.data, train.train_group, study.study):
+    main.add_command(command)

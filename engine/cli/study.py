@@ -1,0 +1,230 @@
+"""``nmm-chess study``: the measurements behind the papers' claims."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from engine.cli.common import opening_book
+
+
+@click.group()
+def study() -> None:
+    """The measurements behind the papers' claims."""
+
+
+@study.command("evaluators")
+@click.option("--nets", "nets_dir", type=click.Path(file_okay=False), default="var/td/evaluators",
+              show_default=True, help="Folder of the nets a.npz .. g.npz ('make evaluators-nets').")
+@click.option("--out", type=click.Path(file_okay=False), default=None,
+              help="Report folder (default: reports/evaluators/depth2 or /<tc>).")
+@click.option("--only", default="abcdefgh", show_default=True, help="The evaluators that play.")
+@click.option("--games", type=int, default=20, show_default=True, help="Games per pair (the thesis: 10).")
+@click.option("--depth", type=int, default=2, show_default=True, help="Fixed depth (0: play --tc instead).")
+@click.option("--tc", default="10+0.1", show_default=True)
+@click.option("--openings", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="PGN or EPD openings (default: 8moves_v3.pgn in the data folder).")
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--concurrency", type=int, default=2, show_default=True)
+@click.option("--train", "games_file", type=click.Path(dir_okay=False), default=None,
+              help="First train the missing nets from these games ('nmm-chess data td').")
+@click.option("--epochs", type=int, default=2, show_default=True, help="Training epochs (with --train).")
+def study_evaluators(nets_dir: str, out: str | None, only: str, games: int, depth: int, tc: str,
+                     openings: str | None, seed: int, concurrency: int, games_file: str | None,
+                     epochs: int) -> None:
+    """The thesis's round robin of evaluators (Table 6.5): crosstable, Elo, PNG."""
+    from engine.study.evaluators import run, train_missing
+    if games_file:
+        train_missing(Path(nets_dir), Path(games_file), list(only), epochs, seed, log=click.echo)
+    folder = Path(out) if out else Path("reports/evaluators") / (f"depth{depth}" if depth else tc)
+    click.echo(run(Path(nets_dir), folder, list(only), games, opening_book(openings), seed, depth or None, tc,
+                   concurrency,
+                   log=click.echo))
+
+
+@study.command("chessmaps")
+@click.option("--games-file", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="PGN games (default: masters_pgnmentor_both2500.pgn.gz in the data folder).")
+@click.option("--games", type=int, default=3, show_default=True, help="Full games whose positions are searched.")
+@click.option("--depths", default="5,8", show_default=True, help="Fixed depths, comma-separated.")
+@click.option("--out", type=click.Path(file_okay=False), default="reports/chessmaps", show_default=True)
+def study_chessmaps(games_file: str | None, games: int, depths: str, out: str) -> None:
+    """Nodes to fixed depths over full games' positions: orderings, move chains, move tables."""
+    from engine.perft import data_dir
+    from engine.study.chessmaps import GAMES_FILE, game_positions, run
+    fens = game_positions(Path(games_file) if games_file else data_dir() / "games" / GAMES_FILE, games)
+    click.echo(f"{len(fens)} positions from {games} games")
+    run(fens, [int(d) for d in depths.split(",")], Path(out), log=click.echo)
+
+
+@study.command("ordering")
+@click.option("--sets", type=click.Path(file_okay=False), default="var/nmm", show_default=True)
+@click.option("--net", type=click.Path(dir_okay=False), default="nets/nmm.npz", show_default=True)
+@click.option("--out", type=click.Path(file_okay=False), default="reports/nmm", show_default=True)
+@click.option("--positions", type=int, default=250, show_default=True,
+              help="Per test set (fewer: ratios move by a few points between samples).")
+@click.option("--depth", type=int, default=9, show_default=True)
+@click.option("--deep", is_flag=True, help="Depth 11, into ordering_deep.csv/.png (slow).")
+@click.option("--min-depth", type=int, default=1, show_default=True, help="NMMMinDepth for the net modes.")
+@click.option("--cut-nodes-only/--all-nodes", default=True, show_default=True,
+              help="Ask the net at PV and expected cut nodes only (NMMCutNodesOnly).")
+@click.option("--sweep/--no-sweep", default=True, show_default=True, help="Also the history-weight sweep.")
+@click.option("--weights", default="0.001,0.003,0.01,0.03,0.1,1,10,100", show_default=True,
+              help="Fixed history weights for the sweep.")
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--jobs", "-j", type=int, default=2, show_default=True)
+def study_ordering(sets: str, net: str, out: str, positions: int, depth: int, deep: bool,
+                   min_depth: int, cut_nodes_only: bool, sweep: bool, weights: str, seed: int,
+                   jobs: int) -> None:
+    """Node counts of every ordering mode against history, by depth; weight sweep; overhead."""
+    from engine.study.ordering import hhweight_sweep, ordering_study
+    depth = 11 if deep else depth
+    rows = ordering_study(Path(sets), Path(net), Path(out), positions, depth, seed, jobs, min_depth,
+                          suffix="_deep" if deep else "", cut_only=cut_nodes_only)
+    for r in rows:
+        if r["depth"] == depth:
+            click.echo(f"{r['set']} {r['mode']:9} depth {depth}: nodes x{r['node_ratio']:.3f}, "
+                       f"time x{r['time_ratio']:.3f}")
+    if sweep:
+        ws = [float(w) for w in weights.split(",")]
+        for r in hhweight_sweep(Path(sets), Path(net), Path(out), positions, depth, seed, jobs, ws,
+                                min_depth, cut_only=cut_nodes_only):
+            if r["depth"] == depth:
+                click.echo(f"hhweight {r['hhweight']:>8g} depth {depth}: nodes x{r['node_ratio']:.3f}")
+
+
+@study.command("overhead")
+@click.option("--sets", type=click.Path(file_okay=False), default="var/nmm", show_default=True)
+@click.option("--net", type=click.Path(dir_okay=False), default="nets/nmm.npz", show_default=True)
+@click.option("--out", type=click.Path(file_okay=False), default="reports/nmm", show_default=True)
+@click.option("--positions", type=int, default=50, show_default=True, help="Per test set.")
+@click.option("--depth", type=int, default=9, show_default=True)
+@click.option("--hhweight", type=float, default=0.0, help="Weighted modes' history weight (0: the net's).")
+@click.option("--min-depths", default="1,2,3", show_default=True)
+@click.option("--repeats", type=int, default=3, show_default=True)
+@click.option("--seed", type=int, default=1, show_default=True)
+def study_overhead(sets: str, net: str, out: str, positions: int, depth: int, hhweight: float,
+                   min_depths: str, repeats: int, seed: int) -> None:
+    """The net's time cost per node at each NMMMinDepth, asked at every node or at PV
+    and cut nodes only (modes interleaved, one process)."""
+    from engine.study.ordering import overhead_study
+    modes = {"history": {"ordering": "history"}}
+    for md in (int(x) for x in min_depths.split(",")):
+        for where, cut_only in (("all nodes", False), ("cut nodes", True)):
+            modes[f"weighted, min depth {md}, {where}"] = {
+                "ordering": "weighted", "nmm_min_depth": md, "nmm_cut_nodes_only": cut_only,
+                "hhweight": hhweight or None}
+    for r in overhead_study(Path(sets), Path(net), Path(out), positions, depth, seed, modes, repeats):
+        click.echo(f"{r['mode']:37} {r['ns_per_node']:6} ns/node  x{r['time_per_node_ratio']:.3f} per node, "
+                   f"nodes x{r['node_ratio']:.3f}, time to depth x{r['time_to_depth_ratio']:.3f}")
+
+
+@study.command("tree-size")
+@click.option("--positions", "positions_file", type=click.Path(exists=True, dir_okay=False),
+              default="var/nmm/twic.npz", show_default=True,
+              help="A pattern set to draw positions from (default: the TWIC 2022 outside test set).")
+@click.option("--count", type=int, default=400, show_default=True)
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--depth", type=int, default=11, show_default=True)
+@click.option("--rounds", type=int, default=1, show_default=True, help="Rounds (times: the median).")
+@click.option("--config", "configs", multiple=True, required=True,
+              help="name:key=value,... (Searcher.configure keywords, net=PATH, hash=MB); the first is the reference.")
+@click.option("--out", type=click.Path(dir_okay=False), default="reports/nmm_search/tree_size.csv",
+              show_default=True)
+def study_tree_size(positions_file: str, count: int, seed: int, depth: int, rounds: int,
+                    configs: tuple[str, ...], out: str) -> None:
+    """Nodes, time per node and time to each depth of search configurations, against the first."""
+    from engine.study.tree_size import (held_out_positions, parse_config, summary_lines, tree_size_study,
+                                        write)
+    fens = held_out_positions(Path(positions_file), count, seed)
+    rows = tree_size_study(fens, [parse_config(c) for c in configs], depth, rounds)
+    write(rows, Path(out))
+    for line in summary_lines(rows, sorted({depth - 1, depth})):
+        click.echo(line)
+
+
+@study.command("threads")
+@click.option("--positions", "positions_file", type=click.Path(dir_okay=False), default=None,
+              help="Middle-game positions: a PGN (plies 20 on), an EPD or a pattern set "
+                   "(default: the TWIC 2022 games in the data folder).")
+@click.option("--count", type=int, default=200, show_default=True,
+              help="Middle-game positions (0: the bench positions only).")
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--depth", type=int, default=12, show_default=True, help="Depth for the middle games.")
+@click.option("--bench-depth", type=int, default=None,
+              help="Depth for the bench positions (default: the bench's own).")
+@click.option("--threads", "thread_counts", default="1,2", show_default=True,
+              help="Thread counts, the first the reference.")
+@click.option("--rounds", type=int, default=3, show_default=True, help="Rounds (times: the median).")
+@click.option("--hash", "hash_mb", type=int, default=64, show_default=True)
+@click.option("--config", "config", default="ordering=chessmaps,nmm_min_depth=2", show_default=True,
+              help="Searcher.configure keywords (default: the engine's own defaults).")
+@click.option("--variant", "variants", multiple=True,
+              help="More keywords on top of --config, run with the thread counts above 1 only, against "
+                   "the same one-thread reference (e.g. helper_depths=pattern-jump); repeatable.")
+@click.option("--out", type=click.Path(dir_okay=False), default="reports/threads/time_to_depth.csv",
+              show_default=True)
+def study_threads(positions_file: str | None, count: int, seed: int, depth: int, bench_depth: int | None,
+                  thread_counts: str, rounds: int, hash_mb: int, config: str, variants: tuple[str, ...],
+                  out: str) -> None:
+    """Time to depth with more threads against one: the bench positions, then middle games."""
+    from engine.bench import DEFAULT_DEPTH, POSITIONS
+    from engine.perft import data_dir
+    from engine.study.threads import middle_game_positions, summary_lines, threads_study, write
+    from engine.study.tree_size import parse_config
+    options = parse_config(f"engine:{config}").options
+    threads = [int(t) for t in thread_counts.split(",")]
+    extra = [parse_config(f"variant:{v}").options for v in variants]
+    sets = [("bench", POSITIONS, bench_depth or DEFAULT_DEPTH)]
+    if count > 0:
+        path = Path(positions_file) if positions_file else data_dir() / "games" / "twic_1427-1428_2022.pgn.gz"
+        sets.append(("middle games", middle_game_positions(path, count, seed), depth))
+    rows = []
+    for name, fens, d in sets:
+        found = threads_study(fens, threads, d, rounds, hash_mb, options, variants=extra)
+        for line in summary_lines(name, found):
+            click.echo(line)
+        rows += [{"set": name, **r} for r in found]
+    write(rows, Path(out))
+
+
+@study.command("predict")
+@click.option("--sets", type=click.Path(file_okay=False), default="var/nmm", show_default=True)
+@click.option("--out", type=click.Path(file_okay=False), default="reports/nmm", show_default=True)
+@click.option("--test", "extra", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="More pattern sets to rank on (cut-off sets, engine labels); repeatable.")
+@click.argument("nets", nargs=-1, type=click.Path(exists=True, dir_okay=False))
+def study_predict(sets: str, out: str, extra: tuple[str, ...], nets: tuple[str, ...]) -> None:
+    """Top-1 / top-5 move prediction of NETS on every test set (default: nets/nmm.npz)."""
+    from engine.study.predict import predict_study
+    paths = [Path(n) for n in nets] or [Path("nets/nmm.npz")]
+    for r in predict_study(Path(sets), paths, Path(out), [Path(e) for e in extra]):
+        click.echo("  ".join(f"{k}={v}" for k, v in r.items()))
+
+
+@study.command("endgames")
+@click.argument("pgns", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--out", type=click.Path(dir_okay=False), help="Write the report here too.")
+def study_endgames(pgns: tuple[str, ...], out: str | None) -> None:
+    """In which endings the engine dropped points in the games of PGNS."""
+    from engine.study.endgame_losses import endings, report
+    lines = report(list(endings(Path(p) for p in pgns)))
+    text = "\n".join(lines) + "\n"
+    click.echo(text, nl=False)
+    if out:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        Path(out).write_text(text)
+
+
+@study.command("clock")
+@click.argument("pgns", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--out", type=click.Path(dir_okay=False), help="Write the report here too.")
+def study_clock(pgns: tuple[str, ...], out: str | None) -> None:
+    """How each engine spent its clock in the games of PGNS (their %clk and %emt comments)."""
+    from engine.study.clock_use import clock_use, pgn_games, report
+    text = "\n".join(report(clock_use(pgn_games(Path(p) for p in pgns)))) + "\n"
+    click.echo(text, nl=False)
+    if out:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        Path(out).write_text(text)
+
