@@ -123,7 +123,8 @@ class Session:
             Option("QSearchChecks", "check", False, apply=configure("qs_checks")),
             Option("ProbCut", "check", False, apply=configure("probcut")),
             Option("CutNodeLMR", "check", False, apply=configure("cut_node_lmr")),
-            Option("ContinuationHistory", "check", False, apply=configure("cont_history")),
+            # On since 1,008 games at 10+0.1 against off: +19.3 +- 15.4 Elo (README, Search options).
+            Option("ContinuationHistory", "check", True, apply=configure("cont_history")),
             Option("HistoryLMR", "check", False, apply=configure("history_lmr")),
             Option("TimeManagement", "combo", TIME_MODES[0], choices=TIME_MODES,
                    apply=configure("time_management")),
@@ -138,7 +139,7 @@ class Session:
         that an option's default is what the engine plays with.
 
         >>> Session(print).core_settings()["cont_history"]
-        False
+        True
         """
         return {option.apply.keyword: option.apply.core_value(self.options[option.name])
                 for option in self.options if isinstance(option.apply, CoreSetting)}
