@@ -20,3 +20,14 @@ def two_openings(tmp_path) -> Path:
     path.write_text("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -\n"
                     "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq -\n")
     return path
+
+
+@pytest.fixture(autouse=True)
+def endgame_rules_restored():
+    """The endgame rules are a switch of the whole core, and a Session turns
+    them on: each test leaves them as it found them."""
+    from engine._core import endgame_rules_on, set_endgame_rules
+    before = endgame_rules_on()
+    yield
+    if endgame_rules_on() != before:
+        set_endgame_rules(before)

@@ -15,6 +15,7 @@ from engine.bench import POSITIONS
 from engine.job import Job
 from engine.nmm_encoding import ENCODINGS, OUTPUT_INDEX
 from engine.protocol import parse_go, search_limits
+from engine.session import Session
 
 START_MOVES = {m.uci() for m in chess.Board().legal_moves}
 
@@ -162,7 +163,7 @@ def test_a_setoption_right_after_bestmove_applies_to_the_next_go() -> None:
 def test_a_final_info_line_names_the_move_played() -> None:
     """A search stopped mid-iteration may play a move found in that iteration;
     its score and PV must be printed, or the GUI shows the old move's."""
-    searcher, case = Searcher(16), None
+    searcher, case = Session(lambda line: None).searcher, None     # as the engine is set up
     for fen in POSITIONS[:10]:
         for nodes in range(2000, 30000, 1500):
             searcher.clear()
