@@ -661,23 +661,11 @@ cdef class Searcher:
         >>> s.settings["razoring"], s.settings["multipv"], s.settings["ordering"]
         (True, 3, 'history')
         """
-        cdef SearchOptions* o = &self.s.opt
-        return {"ordering": ORDERING_NAMES[o.ordering], "multipv": o.multipv,
-                "null_move": o.null_move, "lmr": o.lmr, "futility": o.futility,
-                "tt_cutoffs": o.tt_cutoffs, "aspiration": o.aspiration,
-                "nmm_min_depth": o.nmm_min_depth, "nmm_cut_nodes_only": o.nmm_cut_nodes_only,
-                "hhweight": o.hhweight, "adaptive": o.adaptive, "beta_nn": o.beta_nn, "beta_hh": o.beta_hh,
-                "move_chains": o.move_chains, "move_tables": o.move_tables,
-                "forward_pruning": o.forward_pruning, "beam_width": o.beam_width,
-                "long_branches": o.long_branches, "regions_net": o.regions_net,
-                "nmm_reductions": o.nmm_reductions, "nmm_pruning": o.nmm_pruning,
-                "nmm_prob_high": o.nmm_prob_high, "nmm_prob_low": o.nmm_prob_low,
-                "see_pruning": o.see_pruning, "singular": o.singular, "counter_moves": o.counter_moves,
-                "razoring": o.razoring, "qs_checks": o.qs_checks, "probcut": o.probcut,
-                "cut_node_lmr": o.cut_node_lmr, "cont_history": o.cont_history,
-                "history_lmr": o.history_lmr, "time_management": TIME_MODES[o.time_mode],
-                "helper_depths": HELPER_DEPTHS[o.helper_depths], "defer_busy": o.defer_busy,
-                "defer_depth": o.defer_depth, "breadcrumbs": o.breadcrumbs}
+        settings = self.s.opt           # the struct as a dict, by its field names
+        settings["ordering"] = ORDERING_NAMES[self.s.opt.ordering]
+        settings["helper_depths"] = HELPER_DEPTHS[self.s.opt.helper_depths]
+        settings["time_management"] = TIME_MODES[settings.pop("time_mode")]
+        return settings
 
     @property
     def hhupdate(self) -> int:
