@@ -38,7 +38,12 @@ def test_the_helpers_search_and_their_nodes_are_counted(searcher: Searcher) -> N
     per_thread = searcher.thread_nodes
     assert len(per_thread) == 2 and min(per_thread) > 0
     assert result["nodes"] == sum(per_thread)
-    assert lines[-1]["nodes"] <= result["nodes"] and lines[-1]["nodes"] > per_thread[0] // 2
+    assert lines[-1]["nodes"] <= result["nodes"]
+    if result["thread"] == 0:
+        # The main thread reported depth 10 as it ended: the count includes
+        # the helper's nodes. (When the helper finished first, the last report
+        # is the main thread's depth 9, at a time the machine's speed decides.)
+        assert lines[-1]["nodes"] > per_thread[0]
     assert result["bestmove"] in Board(MIDDLE_GAME).legal_moves()
     # Whichever thread searched depth 10 first, its move and its line are the result.
     assert result["depth"] == 10 and result["thread"] in (0, 1)
