@@ -1,16 +1,19 @@
 """``bench``: a fixed-depth search of fixed positions, for a node-count signature.
 
-The node count is deterministic (tables are cleared before each position),
-so it changes only when the search or evaluation changes: a patch that
-should not change behaviour must not change it. The last line printed is
-``N nodes M nps``, the form OpenBench-style tools read.
+The node count is deterministic (tables are cleared before each position,
+one thread searches), so it changes only when the search or evaluation
+changes: a patch that should not change behaviour must not change it. It is
+searched with the engine's default options (``engine.session.bench_searcher``),
+so that a change to anything the engine plays with by default (the ordering's
+scorer, the statistics, the endgame rules) shows in it. The last line
+printed is ``N nodes M nps``, the form OpenBench-style tools read.
 """
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
 
-from engine._core import Board, Searcher, endgame_rules_on, set_endgame_rules
+from engine._core import Board, Searcher
 
 DEFAULT_DEPTH = 12
 
@@ -40,31 +43,24 @@ POSITIONS = [
 ]
 
 
-def run_bench(depth: int = DEFAULT_DEPTH, hash_mb: int = 16,
+def run_bench(searcher: Searcher, depth: int = DEFAULT_DEPTH,
               on_position: Callable[[int, str, dict], None] | None = None,
-              stopped: Callable[[], bool] = lambda: False, td=None) -> tuple[int, float]:
+              stopped: Callable[[], bool] = lambda: False) -> tuple[int, float]:
     """Search every position to ``depth``; return (total nodes, seconds).
 
-    ``stopped`` is asked before each position: once it says True the rest
-    are skipped (the total is then no signature). ``td``: an
-    engine.nets.TdNet to evaluate with instead of the handwritten function."""
-    searcher = Searcher(hash_mb)
-    if td is not None:
-        td.install(searcher)
+    ``searcher``: the setup to measure; the signature is that of
+    ``engine.session.bench_searcher()``. ``stopped`` is asked before each
+    position: once it says True the rest are skipped (the total is then no
+    signature)."""
     total, elapsed = 0, 0.0
-    rules = endgame_rules_on()
-    set_endgame_rules(False)        # the signature is the core's defaults', whatever the engine set
-    try:
-        for i, fen in enumerate(POSITIONS):
-            if stopped():
-                break
-            searcher.clear()
-            start = time.perf_counter()
-            result = searcher.search(Board(fen), depth=depth)
-            elapsed += time.perf_counter() - start
-            total += result["nodes"]
-            if on_position:
-                on_position(i, fen, result)
-    finally:
-        set_endgame_rules(rules)
+    for i, fen in enumerate(POSITIONS):
+        if stopped():
+            break
+        searcher.clear()
+        start = time.perf_counter()
+        result = searcher.search(Board(fen), depth=depth)
+        elapsed += time.perf_counter() - start
+        total += result["nodes"]
+        if on_position:
+            on_position(i, fen, result)
     return total, elapsed

@@ -15,12 +15,14 @@ released, and take a Job through which the reader thread can stop them.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from engine import __version__
-from engine._core import MAX_THREADS, TIME_MODES, Board, Searcher, eval_trace, set_endgame_rules
+from engine._core import (MAX_THREADS, TIME_MODES, Board, Searcher, endgame_rules_on, eval_trace,
+                          set_endgame_rules)
 from engine.bench import DEFAULT_DEPTH, run_bench
 from engine.job import Job
 from engine.options import Option, OptionError, Options
@@ -506,11 +508,15 @@ class Session:
                 f"{total / max(elapsed, 1e-9):.0f} nps"]
 
     def bench(self, job: Job, args: list[str]) -> list[str]:
-        """``bench [depth]``: the node-count signature (engine.bench)."""
+        """``bench [depth]``: the node-count signature (engine.bench), searched
+        with the options as set (at the defaults: the signature), on a
+        searcher of its own with the fixed table size and one thread."""
         depth = check_bench_args(args)
+        values = {option.name: self.options[option.name] for option in self.options if option.type != "button"}
         job.start(lambda: None)
         try:
-            nodes, seconds = run_bench(depth, stopped=lambda: job.stopped)
+            with bench_searcher(values) as searcher:     # a bad file was reported when it was set
+                nodes, seconds = run_bench(searcher, depth, stopped=lambda: job.stopped)
         finally:
             job.finish_search()
         if job.stopped:
@@ -538,3 +544,27 @@ def check_bench_args(args: list[str]) -> int:
     if not 1 <= depth <= 64:
         raise UciError("bench depth must be between 1 and 64")
     return depth
+
+
+@contextmanager
+def bench_searcher(values: dict | None = None, send: Callable[[str], None] = lambda line: None
+                   ) -> Iterator[Searcher]:
+    """The searcher ``bench`` searches with: made as a new engine makes its
+    own, at the default options with ``values`` (option name to value) set
+    on top, but always with the default ``Hash`` and one thread, so that the
+    node count is a signature. What it would report (a net that cannot be
+    loaded) goes to ``send``. The core-wide endgame switch it sets is put
+    back after, so a running engine keeps its own.
+
+    >>> with bench_searcher() as searcher:
+    ...     searcher.settings["ordering"], searcher.settings["cont_history"]
+    ('chessmaps', True)
+    """
+    rules = endgame_rules_on()
+    try:
+        session = Session(send)
+        session.options.values.update({name: value for name, value in (values or {}).items()
+                                       if name not in ("Hash", "Threads")})
+        yield session.searcher
+    finally:
+        set_endgame_rules(rules)

@@ -2,8 +2,9 @@
 import chess
 import pytest
 
-from engine._core import Board, Searcher, eval_trace
+from engine._core import Board, Searcher, endgame_rules_on, eval_trace, set_endgame_rules
 from engine.bench import run_bench
+from engine.session import Session, bench_searcher
 
 MATES = [  # (FEN, moves to mate), checked with Stockfish 15.1
     ("7k/8/6K1/8/8/8/8/R7 w - - 0 1", 1),
@@ -109,8 +110,26 @@ def test_pv_is_legal_and_ponder_is_its_second_move(searcher: Searcher) -> None:
     assert result["ponder"] == pv[1]
 
 
+def bench_nodes(depth: int, **values) -> int:
+    with bench_searcher(values) as searcher:
+        return run_bench(searcher, depth)[0]
+
+
 def test_bench_is_deterministic() -> None:
-    assert run_bench(depth=6)[0] == run_bench(depth=6)[0]
+    assert bench_nodes(6) == bench_nodes(6)
+
+
+def test_bench_searches_with_the_engines_options_and_leaves_the_endgame_switch_alone() -> None:
+    """The signature is the engine's defaults' (not the bare core's), the
+    options given reach it, and a running engine keeps its endgame setting."""
+    set_endgame_rules(False)
+    with bench_searcher() as searcher:
+        assert endgame_rules_on()
+        assert searcher.settings == Session(lambda line: None).searcher.settings
+    assert not endgame_rules_on()
+    core = run_bench(Searcher(16), 6)[0]
+    assert bench_nodes(6) != core
+    assert bench_nodes(6, MoveOrdering="history", ContinuationHistory=False, EndgameRules=False) == core
 
 
 def mirror(fen: str) -> str:

@@ -126,8 +126,10 @@ def test_no_legal_move_answers_0000() -> None:
 
 def test_bench_command_prints_the_signature() -> None:
     from engine.bench import run_bench
+    from engine.session import bench_searcher
     last = transcript("bench 5")[-1]
-    assert last.endswith(" nps") and int(last.split()[0]) == run_bench(5)[0]
+    with bench_searcher() as searcher:
+        assert last.endswith(" nps") and int(last.split()[0]) == run_bench(searcher, 5)[0]
 
 
 def test_eval_command_prints_terms() -> None:

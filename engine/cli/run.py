@@ -112,15 +112,22 @@ def bench_eval(nets: tuple[str, ...], runs: int, depth: int | None) -> None:
 @click.option("--eval-file", type=click.Path(dir_okay=False), default=None,
               help="The TD net for --eval td (default: the shipped nets/td.npz).")
 def bench(depth: int | None, evaluation: str, eval_file: str | None) -> None:
-    """Fixed-depth search of fixed positions; the last line is 'N nodes M nps'."""
+    """Fixed-depth search of fixed positions at the engine's default options;
+    the last line is 'N nodes M nps'."""
     from engine.bench import DEFAULT_DEPTH, run_bench
-    from engine.nets import DEFAULT_TD, load_td
-    td = load_td(Path(eval_file) if eval_file else DEFAULT_TD) if evaluation == "td" else None
+    from engine.session import bench_searcher
+    values: dict = {"Eval": evaluation}
+    if eval_file:
+        values["EvalFile"] = str(Path(eval_file).resolve())
+    problems: list[str] = []
 
     def show(i: int, fen: str, result: dict) -> None:
         click.echo(f"position {i + 1:2}: {result['bestmove']:6} score {result['score']:6} "
                    f"nodes {result['nodes']}", err=True)
-    nodes, seconds = run_bench(depth or DEFAULT_DEPTH, on_position=show, td=td)
+    with bench_searcher(values, lambda line: problems.append(line) if "error" in line else None) as searcher:
+        if problems:
+            raise click.ClickException("; ".join(line.removeprefix("info string error: ") for line in problems))
+        nodes, seconds = run_bench(searcher, depth or DEFAULT_DEPTH, on_position=show)
     click.echo(f"{nodes} nodes {int(nodes / max(seconds, 1e-9))} nps")
 
 
