@@ -64,3 +64,15 @@ def test_suite_by_nodes_solves_and_misses_the_same_on_every_run(tmp_path) -> Non
     assert "2/3 solved at 5000 nodes per position" in runs[0].output
     assert "missed wrong: expected Kf2, played Rxd5" in runs[0].output
     assert runs[0].output.splitlines()[-1] == runs[1].output.splitlines()[-1]
+
+
+def test_bench_matches_the_uci_bench_and_rejects_a_missing_net(tmp_path) -> None:
+    from engine.bench import run_bench
+    from engine.session import bench_searcher
+    result = CliRunner().invoke(main, ["bench", "--depth", "4"])
+    assert result.exit_code == 0
+    with bench_searcher() as searcher:
+        assert result.output.splitlines()[-1].split()[0] == str(run_bench(searcher, 4)[0])
+    result = CliRunner().invoke(main, ["bench", "--depth", "4", "--eval", "td", "--eval-file",
+                                       str(tmp_path / "missing.npz")])
+    assert result.exit_code != 0 and "EvalFile" in result.output
