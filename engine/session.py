@@ -128,6 +128,7 @@ class Session:
             # On since 1,008 games at 10+0.1 against off: +19.3 +- 15.4 Elo (README, Search options).
             Option("ContinuationHistory", "check", True, apply=configure("cont_history")),
             Option("HistoryLMR", "check", False, apply=configure("history_lmr")),
+            Option("HistoryPruning", "check", False, apply=configure("history_pruning")),
             Option("TimeManagement", "combo", TIME_MODES[0], choices=TIME_MODES,
                    apply=configure("time_management")),
             Option("Eval", "combo", "handwritten", choices=("handwritten", "td"), apply=self._set_eval),

@@ -275,7 +275,7 @@ cdef void reward_quiet_cutoff(Search* s, Picker* picker, Move m, Move* tried, in
         s.killers[ply][1] = s.killers[ply][0]
         s.killers[ply][0] = m
     history_reward(s, pos, m, depth)
-    if s.opt.cont_history or s.opt.history_lmr:
+    if s.opt.cont_history or s.opt.history_lmr or s.opt.history_pruning:
         stats_after_cutoff(s, pos, m, tried, n_tried, ply, depth)
     if s.opt.counter_moves:
         counter = counter_slot(s, pos)
@@ -495,6 +495,12 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
             if depth <= 4 and quiets >= lmp_limit(s, &picker, depth, improving):
                 continue                # late-move pruning
             futile = depth <= 3 and eval + 60 + 100 * depth <= alpha
+        # History pruning: near the leaves, a late quiet move that the
+        # statistics have lately seen fail where it was tried waits for no search.
+        if (s.opt.history_pruning and not is_pv and not check and not noisy and not killer
+                and searched > 0 and best > -MATE_BOUND and depth <= HISTORY_PRUNE_DEPTH
+                and stat_score(s, pos, m, ply) < -HISTORY_PRUNE_MARGIN * (depth - 1)):
+            continue
         # SEE pruning: near the leaves, a move that loses material by exchange
         # (more for a capture, which had its chance among the good ones) waits
         # for no search.

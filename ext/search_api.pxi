@@ -104,6 +104,7 @@ cdef class Searcher:
         self.s.opt.cut_node_lmr = False
         self.s.opt.cont_history = False
         self.s.opt.history_lmr = False
+        self.s.opt.history_pruning = False
         self.s.opt.time_mode = TIME_STABILITY
         self.s.opt.helper_depths = HELPERS_PATTERN
         self.s.opt.defer_busy = True
@@ -550,6 +551,7 @@ cdef class Searcher:
                   qs_checks: bool | None = None,
                   probcut: bool | None = None, cut_node_lmr: bool | None = None,
                   cont_history: bool | None = None, history_lmr: bool | None = None,
+                  history_pruning: bool | None = None,
                   time_management: str | None = None, helper_depths: str | None = None,
                   defer_busy: bool | None = None, defer_depth: int | None = None,
                   breadcrumbs: bool | None = None) -> None:
@@ -584,6 +586,8 @@ cdef class Searcher:
             self.s.opt.cont_history = cont_history
         if history_lmr is not None:
             self.s.opt.history_lmr = history_lmr
+        if history_pruning is not None:
+            self.s.opt.history_pruning = history_pruning
         if razoring is not None:
             self.s.opt.razoring = razoring
         if qs_checks is not None:

@@ -46,6 +46,7 @@ ctypedef struct SearchOptions:
     bint cut_node_lmr       # reduce late moves one ply more at expected cut nodes
     bint cont_history       # add the signed statistics (stats.pxi) to every scorer's quiet scores
     bint history_lmr        # reduce late quiet moves less, or more, as those statistics say
+    bint history_pruning    # near the leaves, skip late quiet moves those statistics call bad
     int time_mode           # a TIME_* mode, TIME_MODES' index (search.pxi)
     int helper_depths       # Threads > 1: which depths helpers leave out (HELPER_DEPTHS, threads.pxi)
     bint defer_busy         # Threads > 1: a move another thread is searching waits for the end of the list

@@ -10,10 +10,12 @@
 # by side, from and to; cont_stats by the move one and two plies before
 # (piece and square) and the move itself: what tends to follow what. They
 # serve the picker (ContinuationHistory adds them to any scorer's quiet
-# scores) and the reductions (HistoryLMR).
+# scores), the reductions (HistoryLMR) and the pruning (HistoryPruning).
 
 cdef enum:
     STAT_LIMIT = 16384
+    HISTORY_PRUNE_DEPTH = 4     # HistoryPruning: at this depth or less ...
+    HISTORY_PRUNE_MARGIN = 4000 # ... skips a quiet move whose stat_score is below -margin * (depth - 1)
 
 
 cdef inline void stat_update(int16_t* entry, int bonus) noexcept nogil:

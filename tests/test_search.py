@@ -165,7 +165,7 @@ def test_material_counts(searcher: Searcher) -> None:
 
 EXTRAS = {"see_pruning": True, "singular": True, "counter_moves": True, "razoring": True,
           "probcut": True, "cut_node_lmr": True, "cont_history": True, "history_lmr": True,
-          "qs_checks": True}
+          "history_pruning": True, "qs_checks": True}
 
 
 @pytest.mark.parametrize("option", sorted(EXTRAS))
