@@ -495,11 +495,13 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
             if depth <= 4 and quiets >= lmp_limit(s, &picker, depth, improving):
                 continue                # late-move pruning
             futile = depth <= 3 and eval + 60 + 100 * depth <= alpha
+        if (s.opt.history_lmr or s.opt.history_pruning) and not noisy:
+            stat = stat_score(s, pos, m, ply)      # read once: the pruning and the reduction share it
         # History pruning: near the leaves, a late quiet move that the
         # statistics have lately seen fail where it was tried waits for no search.
         if (s.opt.history_pruning and not is_pv and not check and not noisy and not killer
                 and searched > 0 and best > -MATE_BOUND and depth <= HISTORY_PRUNE_DEPTH
-                and stat_score(s, pos, m, ply) < -HISTORY_PRUNE_MARGIN * (depth - 1)):
+                and stat < -HISTORY_PRUNE_MARGIN * (depth - 1)):
             continue
         # SEE pruning: near the leaves, a move that loses material by exchange
         # (more for a capture, which had its chance among the good ones) waits
@@ -510,8 +512,6 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
             continue
 
         s.cont_key[ply] = move_key(pos, m)
-        if s.opt.history_lmr and not noisy:
-            stat = stat_score(s, pos, m, ply)
         make_move(pos, m)
         s.stubborn[ply + 1] = 0         # the child may return before its move loop
         s.stubborn_reply[ply + 1] = 0
