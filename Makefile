@@ -211,7 +211,7 @@ sprt-status:
 
 # Every search option's test so far, one line each (the README's "Search options" figures).
 SCREENS ?= SEEPruning SingularExtensions CounterMoves ContinuationHistory HistoryLMR Razoring ProbCut \
-           CutNodeLMR QSearchChecks HistoryPruning
+           CutNodeLMR QSearchChecks HistoryPruning ImprovingMargins CheckExtension
 screens-status:
 	@for o in $(SCREENS); do \
 	    if [ -f reports/strength/$$o.log ]; then \

@@ -125,6 +125,9 @@ class Session:
             Option("QSearchChecks", "check", False, apply=configure("qs_checks")),
             Option("ProbCut", "check", False, apply=configure("probcut")),
             Option("CutNodeLMR", "check", False, apply=configure("cut_node_lmr")),
+            # Part of the core before issue 14; switches so that games can say what they are worth.
+            Option("ImprovingMargins", "check", True, apply=configure("improving")),
+            Option("CheckExtension", "check", True, apply=configure("check_extension")),
             # On since 1,008 games at 10+0.1 against off: +19.3 +- 15.4 Elo (README, Search options).
             Option("ContinuationHistory", "check", True, apply=configure("cont_history")),
             # On since its SPRT [0, 10] accepted H1 after 392 games at 10+0.1: +46.4 +- 23.6 Elo (README).

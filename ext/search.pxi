@@ -359,7 +359,7 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
     cdef bint defer = False, from_deferred = False, crowded = False
     cdef u64 busy = 0, crumb = 0
 
-    if check and ply < 2 * s.root_depth:
+    if check and s.opt.check_extension and ply < 2 * s.root_depth:
         depth += 1                      # check extension
     if depth <= 0:
         return qsearch(s, alpha, beta, ply, s.opt.qs_checks)
@@ -404,7 +404,9 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
     else:
         eval = static_eval(s, pos)
     s.static_eval[ply] = eval
-    improving = (not check and ply >= 2 and s.static_eval[ply - 2] != NO_SCORE
+    # Improving: the side to move stands better than two plies ago, so a
+    # cut-off is likelier here: prune and reduce a little less.
+    improving = (s.opt.improving and not check and ply >= 2 and s.static_eval[ply - 2] != NO_SCORE
                  and eval > s.static_eval[ply - 2])
 
     if not is_pv and not check and not excluded:

@@ -102,6 +102,8 @@ cdef class Searcher:
         self.s.opt.qs_checks = False
         self.s.opt.probcut = False
         self.s.opt.cut_node_lmr = False
+        self.s.opt.improving = True
+        self.s.opt.check_extension = True
         self.s.opt.cont_history = False
         self.s.opt.history_lmr = False
         self.s.opt.history_pruning = False
@@ -551,7 +553,8 @@ cdef class Searcher:
                   qs_checks: bool | None = None,
                   probcut: bool | None = None, cut_node_lmr: bool | None = None,
                   cont_history: bool | None = None, history_lmr: bool | None = None,
-                  history_pruning: bool | None = None,
+                  history_pruning: bool | None = None, improving: bool | None = None,
+                  check_extension: bool | None = None,
                   time_management: str | None = None, helper_depths: str | None = None,
                   defer_busy: bool | None = None, defer_depth: int | None = None,
                   breadcrumbs: bool | None = None) -> None:
@@ -596,6 +599,10 @@ cdef class Searcher:
             self.s.opt.probcut = probcut
         if cut_node_lmr is not None:
             self.s.opt.cut_node_lmr = cut_node_lmr
+        if improving is not None:
+            self.s.opt.improving = improving
+        if check_extension is not None:
+            self.s.opt.check_extension = check_extension
         if see_pruning is not None:
             self.s.opt.see_pruning = see_pruning
         if singular is not None:

@@ -44,6 +44,8 @@ ctypedef struct SearchOptions:
     bint qs_checks          # quiescence's first ply also tries the quiet checks
     bint probcut            # a good capture that beats beta by a margin in a shallow search cuts off
     bint cut_node_lmr       # reduce late moves one ply more at expected cut nodes
+    bint improving          # margins know whether the static evaluation rose over two plies (off: it never did)
+    bint check_extension    # a node in check searches a ply deeper
     bint cont_history       # add the signed statistics (stats.pxi) to every scorer's quiet scores
     bint history_lmr        # reduce late quiet moves less, or more, as those statistics say
     bint history_pruning    # near the leaves, skip late quiet moves those statistics call bad

@@ -163,9 +163,11 @@ def test_material_counts(searcher: Searcher) -> None:
     assert 200 < up_a_knight - equal < 450
 
 
+# Each search option at the value that is not the core's default: the methods
+# added for issue 14 switched on, the two parts of the core before it switched off.
 EXTRAS = {"see_pruning": True, "singular": True, "counter_moves": True, "razoring": True,
           "probcut": True, "cut_node_lmr": True, "cont_history": True, "history_lmr": True,
-          "history_pruning": True, "qs_checks": True}
+          "history_pruning": True, "qs_checks": True, "improving": False, "check_extension": False}
 
 
 @pytest.mark.parametrize("option", sorted(EXTRAS))
@@ -173,7 +175,7 @@ EXTRAS = {"see_pruning": True, "singular": True, "counter_moves": True, "razorin
 def test_mates_found_with_each_search_extra(fen: str, n: int, option: str) -> None:
     """Each search option (pruning, extensions, ordering) keeps mates at their distance."""
     searcher = Searcher(hash_mb=8)
-    searcher.configure(**{option: True})
+    searcher.configure(**{option: EXTRAS[option]})
     assert_mates(searcher, fen, n, depth=2 * n + 6)
 
 
@@ -210,10 +212,10 @@ def test_the_quiet_check_filter_lets_every_quiet_check_through() -> None:
 @pytest.mark.parametrize("option", sorted(EXTRAS))
 def test_search_extras_change_the_tree(option: str) -> None:
     """Each option does something at depth 10 on the bench's first positions,
-    and the move it plays is legal; off again, the search is what it was."""
+    and the move it plays is legal; back at its default, the search is what it was."""
     from engine.bench import POSITIONS
     plain, extra = Searcher(hash_mb=8), Searcher(hash_mb=8)
-    extra.configure(**{option: True})
+    extra.configure(**{option: EXTRAS[option]})
     changed = False
     for fen in POSITIONS[:4]:
         a = plain.search(Board(fen), depth=10)
@@ -221,7 +223,7 @@ def test_search_extras_change_the_tree(option: str) -> None:
         changed |= a["nodes"] != b["nodes"]
         assert chess.Move.from_uci(b["bestmove"]) in chess.Board(fen).legal_moves
     assert changed
-    extra.configure(**{option: False})
+    extra.configure(**{option: not EXTRAS[option]})
     plain.clear()
     extra.clear()
     assert (plain.search(Board(POSITIONS[5]), depth=9)["nodes"]
