@@ -228,12 +228,12 @@ endgame-match: build
 
 # Issue 14's yardstick: 100 games a pairing at 10+0.1 (STRENGTH_GAMES to change).
 STRENGTH_GAMES ?= 100
-STRENGTH_OPPONENTS := gnuchess toga2 glaurung:Threads=1 \
+STRENGTH_OPPONENTS := toga2 glaurung:Threads=1 gnuchess \
     stockfish:UCI_LimitStrength=true,UCI_Elo=2400 stockfish:UCI_LimitStrength=true,UCI_Elo=2600
 strength-gauntlet: build
 	$(PY) -m engine.cli tournament nmm $(STRENGTH_OPPONENTS) \
 	    --gauntlet --games $(STRENGTH_GAMES) --tc 10+0.1 --concurrency 2 --seed 71 \
-	    --out reports/strength/gauntlet
+	    --out $(or $(OUT),reports/strength/gauntlet_final)
 
 # The same gauntlet for the engine as issue 14 found it (BEFORE: hand-set weights,
 # history order), built in a worktree under var/.
