@@ -5,12 +5,14 @@ twice, with colours swapped. The runner keeps both clocks from the wall time
 around each ``go`` (so the client's own overhead counts against the engine,
 which is stricter than cutechess), and records time forfeits, illegal moves,
 crashes and hangs (no answer HANG_GUARD seconds after the clock ran out:
-the engine is killed and replaced). With ``ponder`` the engines think on
-the opponent's time (``go ponder``, then ``ponderhit`` or ``stop``), as in a
-tournament with pondering on. Optional adjudication (stated in every report): a win when both
-engines' scores agree on at least 10 pawns for 8 plies running; a draw when
-both stay within 0.10 for 16 plies after ply 80; a draw at ply 600. A
-match cut short goes on from the games its PGN holds (``read_games``).
+the engine is killed and replaced); each failure is named in its game's PGN
+(a ``Failure`` header), so that a resumed match counts it again. With
+``ponder`` the engines think on the opponent's time (``go ponder``, then
+``ponderhit`` or ``stop``), as in a tournament with pondering on. Optional
+adjudication (stated in every report): a win when both engines' scores
+agree on at least 10 pawns for 8 plies running; a draw when both stay
+within 0.10 for 16 plies after ply 80; a draw at ply 600. A match cut short
+goes on from the games its PGN holds (``read_games``).
 """
 from __future__ import annotations
 
@@ -35,6 +37,8 @@ from engine.tools.sprt import Sprt, los, normalized_elo, pentanomial, score_elo
 MAX_PLIES = 600
 HANG_GUARD = 10.0       # seconds past the whole clock before an engine counts as hung
 FIXED_DEPTH_GUARD = 120.0   # a fixed-depth move may take this long (no clock runs)
+START_GUARD = 120.0         # seconds an engine may take to answer uci, isready, a setoption or quit
+FAILURES = ("forfeit", "illegal", "crash", "hang")     # GameResult's <kind>_by, the PGN's Failure header
 
 
 @dataclass
@@ -121,7 +125,11 @@ class Adjudicator:
 
 
 def open_engine(spec: EngineSpec) -> chess.engine.SimpleEngine:
-    engine = chess.engine.SimpleEngine.popen_uci(spec.command, stderr=None)
+    """Start an engine and set its options. An engine that is slow to start
+    on a busy machine is waited for (python-chess's own 10 s was too short
+    with a Ray cluster starting beside a test run: the pair came back empty);
+    one that never answers ``uci`` still fails, after START_GUARD seconds."""
+    engine = chess.engine.SimpleEngine.popen_uci(spec.command, stderr=None, timeout=START_GUARD)
     if spec.options:
         engine.configure({k: _option_value(v) for k, v in spec.options.items()})
     return engine
@@ -154,9 +162,10 @@ def play_guarded(engine: chess.engine.SimpleEngine, board: chess.Board, limit: c
 def play_game(engines: dict[str, chess.engine.SimpleEngine], start: chess.Board, a_white: bool,
               base: float, inc: float, adjudicate: bool, opening: int,
               names: dict[str, str], ponder: bool = False, depth: int | None = None,
-              nodes: int | None = None) -> GameResult:
+              nodes: int | None = None, hang_guard: float = HANG_GUARD) -> GameResult:
     """One game from ``start``; with ``depth`` or ``nodes`` each move is a search
-    of that size and no clock runs."""
+    of that size and no clock runs. An engine that has not answered ``hang_guard``
+    seconds after its time (clock and increment, or FIXED_DEPTH_GUARD) is hung."""
     fixed = depth or nodes
     board = start.copy()
     side_of = {chess.WHITE: "a" if a_white else "b", chess.BLACK: "b" if a_white else "a"}
@@ -177,7 +186,7 @@ def play_game(engines: dict[str, chess.engine.SimpleEngine], start: chess.Board,
         t0 = time.perf_counter()
         try:
             played = play_guarded(engines[side], board, limit,
-                                  (FIXED_DEPTH_GUARD if fixed else clock[turn] + inc) + HANG_GUARD,
+                                  (FIXED_DEPTH_GUARD if fixed else clock[turn] + inc) + hang_guard,
                                   game=game_key, info=chess.engine.INFO_SCORE, ponder=ponder)
         except asyncio.TimeoutError:
             flags["hang_by"] = side
@@ -198,11 +207,11 @@ def play_game(engines: dict[str, chess.engine.SimpleEngine], start: chess.Board,
             result, reason = ("0-1" if turn else "1-0"), f"{names[side]} lost on time"
             break
         clock[turn] += inc
-        clocks.append((clock[turn], used))
         if played.move is None or played.move not in board.legal_moves:
             flags["illegal_by"] = side
             result, reason = ("0-1" if turn else "1-0"), f"{names[side]} played {played.move}"
             break
+        clocks.append((clock[turn], used))      # one per move pushed: the PGN's comments
         board.push(played.move)
         adjudicator.add(played.info, turn)
         outcome = board.outcome(claim_draw=True)
@@ -223,6 +232,8 @@ def play_game(engines: dict[str, chess.engine.SimpleEngine], start: chess.Board,
                          "Result": result, "Termination": reason,
                          "TimeControl": limit_text(base, inc, depth, nodes),
                          "Round": str(opening + 1)})
+    for flag in flags:              # the loser's failure, for read_games: the Termination is free text
+        game.headers["Failure"] = flag.removesuffix("_by")
     return GameResult(opening, a_white, result, reason, len(board.move_stack), pgn=str(game), **flags)
 
 
@@ -231,11 +242,11 @@ def run_match(a: EngineSpec, b: EngineSpec, openings: list[chess.Board], base: f
               on_game: Callable[[GameResult, MatchSummary], None] | None = None,
               ponder: bool = False, depth: int | None = None,
               stop: Callable[[MatchSummary], bool] | None = None, nodes: int | None = None,
-              played: Sequence[GameResult] = ()) -> MatchSummary:
+              played: Sequence[GameResult] = (), hang_guard: float = HANG_GUARD) -> MatchSummary:
     """Every opening twice (A white, then A black), on ``concurrency`` threads;
     no new game once ``stop(summary)`` says so (games under way are finished).
     ``played``: games of an interrupted run of the same match (read_games),
-    kept in the summary and not played again."""
+    kept in the summary and not played again. ``hang_guard``: play_game's."""
     tasks: queue.Queue = queue.Queue()
     done = {(g.opening, g.a_white) for g in played}
     for i in range(len(openings)):
@@ -258,24 +269,40 @@ def run_match(a: EngineSpec, b: EngineSpec, openings: list[chess.Board], base: f
                 except queue.Empty:
                     return
                 game = play_game(engines, openings[i], a_white, base, inc, adjudicate, i, names, ponder,
-                                 depth, nodes)
+                                 depth, nodes, hang_guard)
                 with lock:
                     summary.games.append(game)
                     if on_game:
                         on_game(game, summary)
                 for side in ("a", "b"):     # a crashed or stuck engine is replaced
-                    if side in (game.crash_by, game.forfeit_by, game.hang_by):
+                    if side == game.hang_by:
+                        engines[side].close()   # killed: its quit would wait on the search it never ends
+                    elif side in (game.crash_by, game.forfeit_by):
                         close_engine(engines[side])
-                        engines[side] = open_engine(a if side == "a" else b)
+                    else:
+                        continue
+                    engines[side] = open_engine(a if side == "a" else b)
         finally:
             for engine in engines.values():
                 close_engine(engine)
 
-    threads = [threading.Thread(target=worker) for _ in range(concurrency)]
+    failures: list[BaseException] = []
+
+    def guarded_worker() -> None:
+        # An exception in a game thread (an engine that would not start, say)
+        # must not pass for a match with fewer games: it is raised here.
+        try:
+            worker()
+        except BaseException as e:
+            failures.append(e)
+
+    threads = [threading.Thread(target=guarded_worker) for _ in range(concurrency)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
+    if failures:
+        raise failures[0]
     return summary
 
 
@@ -323,7 +350,8 @@ def game_writer(log: Callable[[str], None], pgn=None,
 
 def read_games(path: Path, a_label: str, b_label: str, openings: list[chess.Board]) -> list[GameResult]:
     """The finished games in a PGN that ``game_writer`` wrote, as results of
-    player A, to go on with the match (run_match's ``played``). A missing file
+    player A with their failures (``failure``), to go on with the match
+    (run_match's ``played``): a resumed match counts them all. A missing file
     has none, and a game cut off when the run was killed is left out. Without
     ``path`` its gzipped copy (``path`` + ``.gz``) is read: a large match record
     is committed that way, and the resumed run writes ``path`` again in full.
@@ -352,9 +380,39 @@ def read_games(path: Path, a_label: str, b_label: str, openings: list[chess.Boar
         if not 0 <= opening < len(openings) or not starts_from(game, openings[opening]):
             raise ValueError(f"{path}: round {h.get('Round')} did not start from this match's opening "
                              f"{opening + 1} (the same --seed, --openings and --games resume it)")
-        games.append(GameResult(opening, h["White"] == a_label, h["Result"], h.get("Termination", ""),
-                                sum(1 for _ in game.mainline_moves()), pgn=str(game)))
+        a_white = h["White"] == a_label
+        games.append(GameResult(opening, a_white, h["Result"], h.get("Termination", ""),
+                                sum(1 for _ in game.mainline_moves()), pgn=str(game), **failure(h, a_white)))
     return games
+
+
+def failure(headers: chess.pgn.Headers, a_white: bool) -> dict[str, str]:
+    """The flag of a game's failure (``{"crash_by": "b"}``, or none) from its
+    PGN headers: the ``Failure`` header play_game writes, or in a PGN written
+    before it the Termination (``<loser> lost on time``, ``<loser> hung``,
+    ``<loser> crashed``, ``<loser>: <error>`` or ``<loser> played <move>``).
+    The engine that failed is always the loser.
+
+    >>> failure(chess.pgn.Headers(White="x", Black="y", Result="1-0", Termination="y hung"), True)
+    {'hang_by': 'b'}
+    """
+    result = headers.get("Result")
+    if result not in ("1-0", "0-1"):
+        return {}
+    white_lost = result == "0-1"
+    kind = headers.get("Failure") or _failure_in(headers.get("Termination", ""),
+                                                 headers.get("White" if white_lost else "Black", "?"))
+    if kind not in FAILURES:
+        return {}
+    return {f"{kind}_by": "a" if white_lost == a_white else "b"}
+
+
+def _failure_in(reason: str, loser: str) -> str | None:
+    """The failure kind a Termination of play_game names, for ``loser``'s label."""
+    endings = {f"{loser} lost on time": "forfeit", f"{loser} hung": "hang", f"{loser} crashed": "crash"}
+    if reason in endings:
+        return endings[reason]
+    return "illegal" if reason.startswith((f"{loser}: ", f"{loser} played ")) else None
 
 
 def rewrite_pgn(path: Path, played: Sequence[GameResult], log: Callable[[str], None], prefix: str = ""):
@@ -384,6 +442,8 @@ def play_pair(unit: PairUnit) -> list[GameResult]:
     runs it (engine/tools/workpool.py)."""
     summary = run_match(here(unit.a), here(unit.b), [unit.opening()], unit.base, unit.inc, 1, unit.adjudicate,
                         depth=unit.depth, nodes=unit.nodes)
+    if sorted(g.a_white for g in summary.games) != [False, True]:
+        raise RuntimeError(f"a game pair came back with {len(summary.games)} games")  # run again, never counted
     return sorted(summary.games, key=lambda g: not g.a_white)
 
 
