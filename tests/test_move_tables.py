@@ -2,7 +2,7 @@
 long-term memory, its file, and what a crash or a bad file does to it."""
 import subprocess
 import sys
-import time
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +11,7 @@ import pytest
 from engine._core import Board, Searcher
 from engine.bench import POSITIONS
 from engine.memory import MemoryFileError, load_tables, save_tables
-from tests.uci_client import Engine, errors_in
+from tests.uci_client import HANG_GUARD, Engine, errors_in
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -43,6 +43,18 @@ def test_the_combined_score_is_the_papers_series(learnt):
         assert abs(tables["combined"][index] - int(running.mean())) <= 1
 
 
+def test_scores_stored_by_another_evaluation_are_dropped_and_the_paths_kept(learnt, tmp_path):
+    path = tmp_path / "tables.npz"
+    save_tables(learnt, path, "handwritten:aaaa")
+    same, other, notices = Searcher(hash_mb=1), Searcher(hash_mb=1), []
+    assert load_tables(same, path, "handwritten:aaaa", notices.append) == learnt.table_stats["held"]
+    assert notices == [] and same.get_move_tables()["n_evals"].any()
+    assert load_tables(other, path, "td:bbbb", notices.append) == learnt.table_stats["held"]
+    assert len(notices) == 1 and "handwritten:aaaa" in notices[0] and "td:bbbb" in notices[0]
+    kept, mine = other.get_move_tables(), learnt.get_move_tables()
+    assert np.array_equal(kept["moves"], mine["moves"]) and not kept["n_evals"].any()
+
+
 def test_without_move_tables_nothing_is_learnt():
     searcher = Searcher(hash_mb=8)
     searcher.search(Board(POSITIONS[2]), depth=7)
@@ -60,29 +72,88 @@ def test_the_file_round_trip_and_its_size(learnt, tmp_path):
 
 
 WRITER = """
-import sys
+import builtins, io, os, sys, threading
 from engine._core import Board, Searcher
 from engine.memory import save_tables
+
+target, stop_at = os.path.abspath(sys.argv[1]), int(sys.argv[2])
 searcher = Searcher(hash_mb=1)
 searcher.configure(move_tables=2)
 searcher.search(Board(), depth=6)
-print("ready", flush=True)
-while True:
-    save_tables(searcher, sys.argv[1])
+writes, plain_open = 0, builtins.open
+
+
+class Watched(io.BufferedWriter):
+    # A file the save writes: at its stop_at-th write (of any file beside the
+    # target), the bytes so far go to disk, the path is announced, and the
+    # writer holds still there until it is killed.
+    def write(self, data):
+        global writes
+        written = super().write(data)
+        writes += 1
+        if writes == stop_at:
+            self.flush()
+            print("writing", self.raw.name, flush=True)
+            threading.Event().wait()
+        return written
+
+
+def watching_open(file, mode="r", *args, **kwargs):
+    if (isinstance(file, (str, os.PathLike)) and any(c in mode for c in "wxa")
+            and os.path.dirname(os.path.abspath(file)) == os.path.dirname(target)):
+        return Watched(io.FileIO(file, mode.replace("t", "")))
+    return plain_open(file, mode, *args, **kwargs)
+
+
+builtins.open = watching_open
+save_tables(searcher, target)
+print("saved", writes, flush=True)
 """
 
 
+def run_writer(path: Path, stop_at: int) -> tuple[subprocess.Popen, list[str]]:
+    """Start a writer that saves its tables over ``path`` and stops at its
+    ``stop_at``-th write (0: never); its announcement, split. A hang guard
+    kills a writer that neither announces nor ends."""
+    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(stop_at)], cwd=REPO,
+                              stdout=subprocess.PIPE, text=True)
+    guard = threading.Timer(HANG_GUARD, writer.kill)
+    guard.start()
+    try:
+        return writer, writer.stdout.readline().split()
+    finally:
+        guard.cancel()
+
+
 def test_a_kill_mid_write_leaves_a_whole_file(learnt, tmp_path):
+    """The writer is killed when a file state is reached, not after a timed
+    sleep: it holds still at its n-th write (the bytes so far on disk), for
+    the first write, one in the middle and the last. Each time the file it
+    replaces is still the old one, byte for byte (a save that wrote in place
+    would leave it part-written), and a save let run to its end replaces it
+    with a new whole file."""
     path = tmp_path / "tables.npz"
     save_tables(learnt, path)
-    for delay in (0.05, 0.13, 0.31):
-        writer = subprocess.Popen([sys.executable, "-c", WRITER, str(path)], cwd=REPO, stdout=subprocess.PIPE,
-                                  text=True)
-        assert writer.stdout.readline().strip() == "ready"
-        time.sleep(delay)
-        writer.kill()
-        writer.wait()
-        load_tables(Searcher(hash_mb=1), path)          # always one whole file or the other
+    old = path.read_bytes()
+    assert load_tables(Searcher(hash_mb=1), path) == learnt.table_stats["held"]
+    copy = tmp_path / "copy" / "tables.npz"
+    copy.parent.mkdir()
+    copy.write_bytes(old)
+    writer, said = run_writer(copy, 0)          # a whole save: how many writes it makes
+    assert writer.wait(timeout=HANG_GUARD) == 0 and said[0] == "saved", said
+    writes = int(said[1])
+    assert writes >= 2 and copy.read_bytes() != old and load_tables(Searcher(hash_mb=1), copy) > 0
+    for stop_at in sorted({1, writes // 2, writes}):
+        writer, said = run_writer(path, stop_at)
+        try:
+            assert said[:1] == ["writing"], said
+            partial = Path(said[1])
+            assert partial.exists() and partial.parent == path.parent   # the write has begun
+        finally:
+            writer.kill()
+            writer.wait()
+        assert path.read_bytes() == old, f"killed at write {stop_at} of {writes}"
+        assert load_tables(Searcher(hash_mb=1), path) == learnt.table_stats["held"]
 
 
 def test_bad_files_are_refused_and_leave_the_tables_alone(learnt, tmp_path):

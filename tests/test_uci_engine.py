@@ -1,16 +1,20 @@
-"""The engine through a real UCI client (python-chess's chess.engine)."""
+"""The engine through a real UCI client (python-chess's chess.engine).
+Searches that must not end by themselves are shown to by what the protocol
+says (an info line seen, the bestmove only after stop), never by a
+clock: a slow machine cannot fail them."""
 import random
-import time
 
 import chess
 import chess.engine
 import pytest
-from uci_client import ENGINE, transcript
+from uci_client import ENGINE, HANG_GUARD, transcript
+
+HOUR = 3600.0                           # a movetime no test waits for
 
 
 @pytest.fixture
 def engine():
-    eng = chess.engine.SimpleEngine.popen_uci(ENGINE, timeout=10)
+    eng = chess.engine.SimpleEngine.popen_uci(ENGINE, timeout=HANG_GUARD)
     yield eng
     eng.quit()
 
@@ -76,12 +80,31 @@ def test_multipv_and_searchmoves(engine) -> None:
     assert result.move.uci() in ("a2a3", "h2h4")
 
 
+def search_until_stopped(analysis, depth: int) -> chess.engine.BestMove:
+    """Read the infos until one of ``depth``: the bestmove, which ends them,
+    must not come first (no answer given at once). Nothing read so far may
+    be the bestmove either; then stop, and the bestmove comes after it.
+    (python-chess sends stop before any other command, ping included, so an
+    isready mid-search is tested in test_reliability, with its speed
+    measured by engine.tools.latency.)"""
+    assert any(info.get("depth", 0) >= depth for info in analysis), \
+        f"a bestmove before depth {depth}, with no stop sent"
+    while not analysis.would_block():           # what has come since, without waiting
+        assert analysis.next() is not None, "a bestmove before the stop"
+    analysis.stop()
+    return analysis.wait()
+
+
 def test_go_nodes_movetime_and_mate(engine) -> None:
     board = chess.Board()
     assert engine.play(board, chess.engine.Limit(nodes=2000)).move in board.legal_moves
-    start = time.monotonic()
     assert engine.play(board, chess.engine.Limit(time=0.3)).move in board.legal_moves
-    assert time.monotonic() - start >= 0.25      # movetime less Move Overhead: all of it is used
+    # movetime (less Move Overhead) is used to its end, not to an iteration's:
+    # with an hour's movetime the engine is still searching when stopped.
+    # (That it lasts the whole movetime, on the engine's own clock: test_reliability.)
+    with engine.analysis(board, chess.engine.Limit(time=HOUR)) as analysis:
+        best = search_until_stopped(analysis, depth=5)
+    assert best.move in board.legal_moves
     mate = chess.Board("r5rk/5p1p/5R2/4B3/8/8/7P/7K w - - 0 1")
     info = engine.analyse(mate, chess.engine.Limit(mate=3))
     assert info["score"].relative == chess.engine.Mate(3)
@@ -89,10 +112,7 @@ def test_go_nodes_movetime_and_mate(engine) -> None:
 
 def test_infinite_and_stop(engine) -> None:
     with engine.analysis(chess.Board()) as analysis:
-        time.sleep(0.3)
-        engine.ping()                           # isready mid-search (its speed: engine.tools.latency)
-        analysis.stop()
-        best = analysis.wait()
+        best = search_until_stopped(analysis, depth=2)
     assert best.move in chess.Board().legal_moves
 
 
