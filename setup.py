@@ -3,7 +3,7 @@ import os
 import platform
 
 from Cython.Build import cythonize
-from setuptools import Extension, setup
+from setuptools import Extension, find_packages, setup
 from setuptools.command.build_ext import build_ext
 
 # -O3 and popcnt: every x86-64 CPU of the last fifteen years has it, and
@@ -32,7 +32,15 @@ extensions = [
               depends=["ext/td_kernel.h"]),
 ]
 
+# The shipped nets travel in the package as engine/shipped_nets (engine/paths.py
+# finds them there in a wheel, and in nets/ in a checkout or editable install).
+NETS_PACKAGE = "engine.shipped_nets"
+
 setup(
+    packages=find_packages(include=["engine", "engine.*"]) + [NETS_PACKAGE],
+    package_dir={NETS_PACKAGE: "nets"},
+    package_data={NETS_PACKAGE: ["*.npz", "README.md"]},
+    exclude_package_data={NETS_PACKAGE: ["*.py"]},
     ext_modules=cythonize(extensions, compiler_directives={"language_level": 3},
                           include_path=["ext"]),
     cmdclass={"build_ext": ReplacingBuildExt},

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -33,10 +34,11 @@ class MemoryFileError(ValueError):
     """A move-table file that cannot be used."""
 
 
-def save_tables(searcher, path: Path) -> None:
+def save_tables(searcher, path: Path, evaluation: str = "") -> None:
     """Write the searcher's tables to ``path`` atomically. Only a missing file
     or a move-table file is replaced: MemoryFileError for anything else (a
-    mistyped MoveTablesFile must not overwrite a README, a net or /dev/null)."""
+    mistyped MoveTablesFile must not overwrite a README, a net or /dev/null).
+    ``evaluation`` names the evaluation whose scores the tables store."""
     path = Path(path)
     if path.exists() or path.is_symlink():
         if not path.is_file() or path.is_symlink() or not is_tables_file(path):
@@ -44,7 +46,7 @@ def save_tables(searcher, path: Path) -> None:
     if not path.name:
         raise MemoryFileError(f"{path} names no file")
     tables = searcher.get_move_tables()
-    header = {"format": FORMAT, "version": VERSION, "kind": KIND,
+    header = {"format": FORMAT, "version": VERSION, "kind": KIND, "evaluation": evaluation,
               "shapes": {k: list(tables[k].shape) for k in ARRAYS}}
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
@@ -77,9 +79,12 @@ def is_tables_file(path: Path) -> bool:
     return True
 
 
-def load_tables(searcher, path: Path) -> int:
+def load_tables(searcher, path: Path, evaluation: str = "",
+                notice: Callable[[str], None] | None = None) -> int:
     """Load ``path`` into the searcher; the number of paths it holds.
-    Raises MemoryFileError (the searcher's tables untouched) on a bad file."""
+    Raises MemoryFileError (the searcher's tables untouched) on a bad file.
+    Scores stored by another ``evaluation`` than the one given are on another
+    scale: they are dropped (``notice`` is told) and the paths kept."""
     path = Path(path)
     try:
         with np.load(path, allow_pickle=False) as f:
@@ -102,6 +107,13 @@ def load_tables(searcher, path: Path) -> int:
     wrong = [k for k in ARRAYS if arrays[k].dtype != DTYPES[k]]
     if wrong:
         raise MemoryFileError(f"{path}: {', '.join(wrong)} of the wrong type")
+    stored = header.get("evaluation", "")
+    if evaluation and stored != evaluation:
+        arrays["evals"] = np.zeros_like(arrays["evals"])
+        arrays["n_evals"] = np.zeros_like(arrays["n_evals"])
+        if notice is not None:
+            notice(f"{path} holds the scores of evaluation {stored or '(unrecorded)'}, not of {evaluation}: "
+                   f"they are dropped, its paths kept")
     try:
         searcher.set_move_tables(*(arrays[k] for k in ARRAYS))
     except (ValueError, TypeError, OverflowError) as e:

@@ -14,16 +14,17 @@ checks all of it and raises NetError with a sentence a user can act on.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from engine.paths import NETS_DIR   # the package's nets, wherever it is installed
+
 FORMAT = "nmm-chess-net"
 VERSION = 1
-REPO = Path(__file__).resolve().parent.parent
-NETS_DIR = REPO / "nets"
 DEFAULT_NMM = NETS_DIR / "nmm.npz"
 NMM_ENCODINGS = {"paper385": 385, "planes769": 769, "mirrored768": 768, "context960": 960}
 NMM_OUTPUTS = 1792
@@ -170,6 +171,7 @@ class TdNet:
     info: dict = field(default_factory=dict)
     on_handwritten: bool = False    # a correction: cp = handwritten + 2 * cp_scale * output
     phase: str = "move"             # the phase rule's opening clock: development, or move (older nets)
+    base_fingerprint: str | None = None     # a correction's: the handwritten weights it was learnt on
 
     @property
     def nets(self) -> int:
@@ -191,7 +193,7 @@ class TdNet:
     @classmethod
     def from_training(cls, mlps: list, mean: np.ndarray, std: np.ndarray, squares: str,
                       cp_scale: float, info: dict, on_handwritten: bool = False,
-                      phase: str = "development") -> "TdNet":
+                      phase: str = "development", base_fingerprint: str | None = None) -> "TdNet":
         """Fold (x - mean) / std on the dense inputs into the trained weights."""
         w1, b1, w2, b2 = [], [], [], []
         for m in mlps:
@@ -212,7 +214,8 @@ class TdNet:
                 w2.append(m.w2)
                 b2.append(float(m.b2[0]))
         f32 = lambda a: np.ascontiguousarray(np.array(a), np.float32)  # noqa: E731
-        return cls(squares, f32(w1), f32(b1), f32(w2), f32(b2), float(cp_scale), info, on_handwritten, phase)
+        return cls(squares, f32(w1), f32(b1), f32(w2), f32(b2), float(cp_scale), info, on_handwritten, phase,
+                   base_fingerprint)
 
     def evaluate(self, dense: np.ndarray, active: list[int], weights: np.ndarray) -> float:
         """The blended output for one position (numpy; the engine's is in the core)."""
@@ -238,11 +241,33 @@ PHASE_RULE_TEXT = {
             " the rest (engine/train/td_run.py phase_weights)"}
 
 
+def weights_fingerprint(pairs) -> str:
+    """A short hash of a handwritten evaluation's (mg, eg) weight pairs.
+
+    >>> weights_fingerprint([(1, 2), (3, 4)]) == weights_fingerprint([[1, 2], [3, 4]])
+    True
+    """
+    text = json.dumps([[int(mg), int(eg)] for mg, eg in pairs])
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def handwritten_fingerprint() -> str:
+    """The fingerprint of the weights this process's handwritten evaluation
+    uses (the core's built-in table, or what ``set_eval_weights`` put there).
+    A file whose numbers depend on them (a correction net, training data
+    labelled by them) carries it, and is refused when it differs."""
+    from engine._core import eval_weights
+    return weights_fingerprint(eval_weights())
+
+
 def save_td(net: TdNet, path: Path) -> None:
+    if net.on_handwritten and not net.base_fingerprint:
+        raise ValueError("a correction to the handwritten evaluation needs the fingerprint of its weights")
     header = {"format": FORMAT, "version": VERSION, "kind": "td", "encoding": f"td-{net.squares}",
               "layout": TD_LAYOUT, "inputs": net.inputs, "hidden": net.hidden, "nets": net.nets,
               "phase": net.phase, "phase_rule": PHASE_RULE_TEXT[net.phase],
               "cp_scale": net.cp_scale, "base": "handwritten" if net.on_handwritten else "none",
+              **({"base_fingerprint": net.base_fingerprint} if net.on_handwritten else {}),
               "shapes": {"w1": list(net.w1.shape), "b1": list(net.b1.shape), "w2": list(net.w2.shape),
                          "b2": list(net.b2.shape)},
               **net.info}
@@ -286,11 +311,16 @@ def load_td(path: Path) -> TdNet:
     base = header.get("base", "none")
     if base not in ("none", "handwritten"):
         raise NetError(f"{path}: base {base!r} is not one this engine knows (none, handwritten)")
+    fingerprint = header.get("base_fingerprint")
+    if base == "handwritten" and fingerprint != handwritten_fingerprint():
+        raise NetError(f"{path} corrects handwritten weights {fingerprint or '(unrecorded)'}, but this engine "
+                       f"evaluates with {handwritten_fingerprint()}: its scores would be wrong. Retrain it on "
+                       f"these weights (make td-data td-net) or use a net with base none")
     phase = header.get("phase", "move")         # files from before the development rule say nothing
     if phase not in PHASE_RULE_TEXT:
         raise NetError(f"{path}: phase rule {phase!r} is not one this engine knows ({', '.join(PHASE_RULE_TEXT)})")
     known = {"format", "version", "kind", "encoding", "layout", "inputs", "hidden", "nets", "phase_rule", "phase",
-             "cp_scale", "shapes", "base"}
+             "cp_scale", "shapes", "base", "base_fingerprint"}
     f32 = lambda a: np.ascontiguousarray(a, np.float32)  # noqa: E731
     return TdNet(squares, f32(w1), f32(b1), f32(w2), f32(b2), float(scale),
-                 {k: v for k, v in header.items() if k not in known}, base == "handwritten", phase)
+                 {k: v for k, v in header.items() if k not in known}, base == "handwritten", phase, fingerprint)

@@ -81,6 +81,10 @@ class Options:
     def __getitem__(self, name: str) -> Any:
         return self.values[name]
 
+    def default(self, name: str) -> Any:
+        """The option's declared default (``values`` holds the current one)."""
+        return self._options[name.lower()].default
+
     def set(self, args: list[str]) -> None:
         """Carry out ``setoption`` (its tokens after the word); OptionError if malformed."""
         option, value = self.check(args)

@@ -14,6 +14,7 @@ released, and take a Job through which the reader thread can stop them.
 """
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -25,13 +26,13 @@ from engine._core import (MAX_THREADS, TIME_MODES, Board, Searcher, endgame_rule
                           set_endgame_rules)
 from engine.bench import DEFAULT_DEPTH, run_bench
 from engine.job import Job
+from engine.paths import NETS_DIR, user_data_dir
 from engine.options import Option, OptionError, Options
 from engine.protocol import UciError, format_info, parse_position, search_limits
 from engine.timeman import DEFAULT_SLOW_MOVER
 
 ENGINE_NAME = f"nmm-chess {__version__}"
 AUTHOR = "the nmm-chess developers"
-REPO = Path(__file__).resolve().parent.parent     # relative NMMFile paths start here
 NMM_MIN_DEPTH = 2         # the net is not asked this near the leaves (see nets/README.md)
 MAX_PERFT_DEPTH = 20
 HASH_DEFAULT_MB = 16
@@ -58,9 +59,9 @@ class CoreSetting:
 class Session:
     """One engine: position, options, searcher. ``send`` writes one line."""
 
-    def __init__(self, send: Callable[[str], None], repo: Path = REPO) -> None:
+    def __init__(self, send: Callable[[str], None], nets_dir: Path = NETS_DIR) -> None:
         self.send = send
-        self.repo = repo
+        self.nets_dir = nets_dir            # where the file options' defaults are found
         self.board = Board()
         self.debug = False
         self._searcher: Searcher | None = None
@@ -68,6 +69,7 @@ class Session:
         self._suggested_hhweight = 0.0
         self._td_file: str | None = None    # the EvalFile the loaded TD net came from
         self._td_net = None
+        self._td_id: str | None = None      # the loaded TD net file's hash (evaluation_id)
         self.options = Options(self._option_table())
 
     def info_string(self, text: str) -> None:
@@ -102,7 +104,7 @@ class Session:
             Option("MoveChains", "check", False, apply=configure("move_chains")),
             Option("MoveTables", "check", False, apply=self._set_move_tables),
             Option("MoveTableMoves", "spin", 1, 1, 4, apply=lambda _: self._apply_move_tables()),
-            Option("MoveTablesFile", "string", "var/movetables.npz", apply=self._set_move_tables_file),
+            Option("MoveTablesFile", "string", str(user_data_dir() / "movetables.npz"), apply=self._set_move_tables_file),
             Option("ForwardPruning", "check", False, apply=self._set_forward_pruning),
             Option("BeamWidth", "spin", 4, 1, 64, apply=configure("beam_width")),
             Option("StrategyFile", "string", "nets/strategy.npz", apply=self._set_strategy_file),
@@ -201,8 +203,15 @@ class Session:
     # --- the ChessMaps long-term memory (engine/memory.py) ------------------------
 
     def _tables_path(self) -> Path:
-        path = Path(self.options["MoveTablesFile"]).expanduser()
-        return path if path.is_absolute() else self.repo / path
+        return Path(self.options["MoveTablesFile"]).expanduser()
+
+    def evaluation_id(self) -> str:
+        """What the engine evaluates with, for files that store its scores:
+        ``handwritten:<weights' fingerprint>`` or ``td:<the net file's hash>``."""
+        from engine.nets import handwritten_fingerprint
+        if self.options["Eval"] == "td" and self._td_id:
+            return f"td:{self._td_id}"
+        return f"handwritten:{handwritten_fingerprint()}"
 
     def _set_move_tables(self, on: bool) -> None:
         if self._searcher is None:
@@ -229,7 +238,8 @@ class Session:
         if not path.exists():
             return                      # the first game: the file is written at its end
         try:
-            load_tables(self._searcher, path)
+            load_tables(self._searcher, path, self.evaluation_id(),
+                        lambda text: self.info_string(f"MoveTablesFile: {text}"))
         except (MemoryFileError, OSError) as e:
             self._searcher.clear_move_tables()
             self.error(f"MoveTablesFile: {e}; the move tables start empty")
@@ -240,17 +250,26 @@ class Session:
             return
         from engine.memory import MemoryFileError, save_tables
         try:
-            save_tables(self._searcher, self._tables_path())
+            save_tables(self._searcher, self._tables_path(), self.evaluation_id())
         except MemoryFileError as e:
             self.error(f"MoveTablesFile: {e}")
         except (OSError, ValueError) as e:
             self.error(f"MoveTablesFile: cannot write {self._tables_path()}: {getattr(e, 'strerror', None) or e}")
 
-    def _shipped_file(self, path: str) -> Path:
-        """A file option's path: as given, or beside the engine if it is not
-        there (GUIs start engines in any directory; the nets ship with it)."""
-        resolved = Path(path).expanduser()
-        return resolved if resolved.is_absolute() or resolved.exists() else self.repo / resolved
+    def _file(self, option: str, value: str) -> Path:
+        """A file option's path. Its default names a file shipped with the engine
+        (found in the package, whatever the working folder); any other value is
+        the user's, and a relative one starts from the working folder, as GUIs
+        expect: a stray ``nets/`` folder there never replaces the shipped nets.
+
+        >>> Session(print)._file("EvalFile", "nets/td.npz") == NETS_DIR / "td.npz"
+        True
+        >>> str(Session(print)._file("EvalFile", "mine/td.npz"))
+        'mine/td.npz'
+        """
+        if value == self.options.default(option):
+            return self.nets_dir / Path(value).name
+        return Path(value).expanduser()
 
     def _set_forward_pruning(self, on: bool) -> None:
         if self._searcher is None:
@@ -278,7 +297,7 @@ class Session:
         and keep the hand rule."""
         from engine.nets import NetError
         from engine.train.regions import load
-        resolved = self._shipped_file(path)
+        resolved = self._file("RegionsFile", path)
         try:
             net = load(resolved)
         except NetError as e:
@@ -299,7 +318,7 @@ class Session:
         and prune without popular squares."""
         from engine.data.strategy import load
         from engine.nets import NetError
-        resolved = self._shipped_file(path)
+        resolved = self._file("StrategyFile", path)
         try:
             db = load(resolved)
         except NetError as e:
@@ -316,7 +335,7 @@ class Session:
         """Load the Neural MoveMap; on any problem say so and order by history."""
         from engine.nets import DEFAULT_HHWEIGHT, NetError, load_nmm  # numpy: not before uciok
         self._suggested_hhweight = DEFAULT_HHWEIGHT
-        resolved = self._shipped_file(path)
+        resolved = self._file("NMMFile", path)
         try:
             net = load_nmm(resolved)
         except NetError as e:
@@ -356,7 +375,7 @@ class Session:
 
     def _load_td(self, path: str) -> None:
         from engine.nets import NetError, load_td
-        resolved = self._shipped_file(path)
+        resolved = self._file("EvalFile", path)
         try:
             net = load_td(resolved)
         except NetError as e:
@@ -364,6 +383,7 @@ class Session:
         net.install(self._searcher)
         self._td_net = net
         self._td_file = path
+        self._td_id = hashlib.sha256(resolved.read_bytes()).hexdigest()[:16]
 
     def _apply_hhweight(self) -> None:
         """HistoryWeight is in millionths (UCI spins are integers, and useful

@@ -32,8 +32,9 @@ from typing import TextIO
 from engine._core import monotonic_ms
 from engine.job import Job
 from engine.options import OptionError
+from engine.paths import NETS_DIR
 from engine.protocol import UciError, parse_go
-from engine.session import REPO, Session, check_bench_args, check_perft_args
+from engine.session import Session, check_bench_args, check_perft_args
 
 QUIT = object()
 OWNER_STACK = 64 * 1024 * 1024      # the search recurses in C, with a move buffer a ply
@@ -42,11 +43,11 @@ OWNER_STACK = 64 * 1024 * 1024      # the search recurses in C, with a move buff
 class Uci:
     """One UCI session: ``handle`` takes a line, ``run`` a whole input stream."""
 
-    def __init__(self, out: TextIO = sys.stdout, repo: Path = REPO) -> None:
+    def __init__(self, out: TextIO = sys.stdout, nets_dir: Path = NETS_DIR) -> None:
         self.out = out
         self.closed = False                 # the output pipe is gone
         self._out_lock = threading.Lock()
-        self.session = Session(self.send, repo)
+        self.session = Session(self.send, nets_dir)
         self._queue: queue.Queue = queue.Queue()
         self._jobs: list[Job] = []          # long commands queued or running, oldest first
         self._jobs_lock = threading.Lock()

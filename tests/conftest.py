@@ -1,4 +1,6 @@
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -31,3 +33,12 @@ def endgame_rules_restored():
     yield
     if endgame_rules_on() != before:
         set_endgame_rules(before)
+
+
+# What the engines of the tests learn between games (MoveTables) goes to a
+# folder of this run, never to the user's own data folder (engine/paths.py).
+os.environ["NMM_CHESS_HOME"] = tempfile.mkdtemp(prefix="nmm-chess-home-")
+
+# A Ray instance starting beside a busy test run takes minutes, not seconds:
+# the tests that start one get a longer hang guard than pyproject's 300 s.
+RAY_HANG_GUARD = 1200

@@ -9,6 +9,8 @@ from engine._core import Board
 from engine.bench import POSITIONS
 from engine.data import label as lab
 
+from conftest import RAY_HANG_GUARD
+
 
 def rows(path: Path) -> list[list[str]]:
     with path.open() as f:
@@ -47,6 +49,7 @@ def test_a_rerun_labels_only_the_missing_batches(local_run, tmp_path):
         lab.label(POSITIONS[:12], copy, 4, None, batch=5, progress=False)
 
 
+@pytest.mark.timeout(RAY_HANG_GUARD)
 def test_a_local_ray_cluster_gives_the_local_labels(local_run, tmp_path):
     pytest.importorskip("ray")
     out, _ = local_run

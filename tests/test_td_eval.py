@@ -243,6 +243,48 @@ def test_training_on_handwritten_starts_from_it_and_says_so_in_the_file(games_fi
     assert searcher.search(Board(), depth=3)["bestmove"] in Board().legal_moves()
 
 
+def test_a_correction_is_refused_on_other_handwritten_weights(games_file, tmp_path):
+    """A net learnt on top of the handwritten evaluation carries the fingerprint
+    of its weights; an engine that evaluates with other weights refuses it,
+    and the trainer refuses data labelled by other weights."""
+    from engine._core import eval_weights, set_eval_weights
+    from engine.nets import handwritten_fingerprint
+    net = random_net("B", 3, 8)
+    net.on_handwritten = True
+    with pytest.raises(ValueError, match="fingerprint"):
+        save_td(net, tmp_path / "unstamped.npz")
+    net.base_fingerprint = handwritten_fingerprint()
+    save_td(net, tmp_path / "stamped.npz")
+    assert load_td(tmp_path / "stamped.npz").base_fingerprint == handwritten_fingerprint()
+    weights = eval_weights()
+    try:
+        set_eval_weights([(mg + 1, eg) for mg, eg in weights])      # the engine re-tuned
+        with pytest.raises(NetError, match="corrects handwritten weights .* Retrain it"):
+            load_td(tmp_path / "stamped.npz")
+        with pytest.raises(ValueError, match="rebuild the data"):
+            run_training(games_file, tmp_path / "on.npz", base="handwritten")
+        run_training(games_file, tmp_path / "plain.npz")            # base none depends on no weights
+    finally:
+        set_eval_weights(weights)
+    assert load_td(tmp_path / "stamped.npz").on_handwritten
+
+
+def test_the_shipped_net_plays_from_the_start_or_is_refused():
+    """nets/td.npz: either it loads (its base is this engine's weights) and its
+    search from the start position opens with a sound move, or it is refused."""
+    from engine.nets import DEFAULT_TD
+    try:
+        net = load_td(DEFAULT_TD)
+    except NetError as e:
+        assert "Retrain it" in str(e)
+        return
+    searcher = Searcher(hash_mb=8)
+    net.install(searcher)
+    result = searcher.search(Board(), depth=8)
+    assert result["bestmove"] in {"e2e4", "d2d4", "g1f3", "c2c4", "e2e3", "b1c3", "g2g3", "d2d3", "c2c3"}
+    assert abs(result["score"]) < 80
+
+
 def test_a_killed_run_resumes_to_the_same_net(games_file, tmp_path, monkeypatch):
     run_training(games_file, tmp_path / "whole.npz")
     real_step, calls = td_run.td_step, {"n": 0}

@@ -124,7 +124,7 @@ def test_a_broken_shipped_net_is_reported(tmp_path: Path, monkeypatch) -> None:
     (repo / "nets" / "nmm.npz").write_bytes((REPO / "nets" / "nmm.npz").read_bytes()[:5000])
     monkeypatch.chdir(tmp_path)
     lines: list[str] = []
-    session = Session(lines.append, repo=repo)
+    session = Session(lines.append, nets_dir=repo / "nets")
     session.isready([])
     assert any("NMMFile" in line and "falls back to history" in line for line in errors_in(lines))
     assert lines[-1] == "readyok"

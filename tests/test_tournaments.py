@@ -8,6 +8,8 @@ from click.testing import CliRunner
 
 from engine.cli import main
 
+from conftest import RAY_HANG_GUARD
+
 
 def test_a_gauntlet_writes_its_tables_and_resumes(tmp_path):
     openings = tmp_path / "openings.epd"
@@ -75,6 +77,7 @@ def test_a_match_at_fixed_nodes_says_so_in_its_games():
     assert "2 games at nodes 300" in report(nmm, nmm, 0, 0, summary, True, nodes=300)
 
 
+@pytest.mark.timeout(RAY_HANG_GUARD)
 def test_a_local_ray_cluster_plays_what_the_local_runner_plays(tmp_path, two_openings):
     """Game pairs as Ray units give the local runner's scores (fixed depth:
     the games are the same), and a pair saved before a crash is kept, not replayed."""

@@ -10,6 +10,8 @@ from click.testing import CliRunner
 from engine.cli import main
 from engine.tools import tune
 
+from conftest import RAY_HANG_GUARD
+
 
 def noisy_pair(target: dict[str, float], seed: int):
     """A game pair's wins minus losses for the plus side: each game won with a
@@ -71,6 +73,7 @@ def test_a_short_real_tuning_run(tmp_path, two_openings):
     assert bad.exit_code != 0 and "no option NoSuchOption" in bad.output
 
 
+@pytest.mark.timeout(RAY_HANG_GUARD)
 def test_a_tuning_step_on_a_local_ray_cluster(tmp_path, two_openings):
     pytest.importorskip("ray")
     openings = two_openings

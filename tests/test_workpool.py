@@ -7,6 +7,8 @@ import pytest
 
 from engine.tools.workpool import run_units
 
+from conftest import RAY_HANG_GUARD
+
 
 def double(unit: int) -> int:
     return 2 * unit
@@ -18,6 +20,7 @@ def test_units_already_done_are_skipped_on_the_local_pool():
     assert ran == 3 and seen == {0: 0, 2: 4, 4: 8}
 
 
+@pytest.mark.timeout(RAY_HANG_GUARD)
 def test_a_unit_whose_ray_worker_dies_is_run_again_and_counted_once(tmp_path):
     pytest.importorskip("ray")
 

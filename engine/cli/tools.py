@@ -125,7 +125,7 @@ def tournament(engines: tuple[str, ...], gauntlet: bool, games: int, tc: str, de
     """A round robin (or gauntlet) of ENGINES, e.g. nmm nmm:Eval=td gnuchess."""
     from engine.tools import tournament as t
     from engine.tools.engines import parse_spec
-    from engine.tools.match import load_openings
+    from engine.tools.match import START_GUARD, load_openings
 
     specs = {}
     for text in engines:
@@ -183,7 +183,7 @@ def sweep(ranges: tuple[str, ...], engine_spec: str, measure: str, depth: int | 
     from engine.data.label import read_positions
     from engine.tools import sweep as sw
     from engine.tools.engines import parse_spec
-    from engine.tools.match import load_openings
+    from engine.tools.match import START_GUARD, load_openings
 
     try:
         points = sw.grid(list(ranges))
@@ -225,14 +225,14 @@ def tune(params: tuple[str, ...], engine_spec: str, iterations: int, pairs: int,
 
     from engine.tools import tune as t
     from engine.tools.engines import parse_spec
-    from engine.tools.match import load_openings
+    from engine.tools.match import START_GUARD, load_openings
 
     try:
         parsed = [t.parse_param(p) for p in params]
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="PARAMS") from None
     spec = parse_spec(engine_spec)
-    probe = chess.engine.SimpleEngine.popen_uci(spec.command)
+    probe = chess.engine.SimpleEngine.popen_uci(spec.command, timeout=START_GUARD)
     try:
         missing = [p.name for p in parsed if p.name not in probe.options]
         spins = {p.name for p in parsed if p.name in probe.options and probe.options[p.name].type == "spin"}

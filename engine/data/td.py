@@ -123,7 +123,8 @@ def build(data: Path, out: Path, games: int | None, seed: int = 1, jobs: int = 2
     val[:min(val_games, len(found) // 10)] = True
     arrays = pack(found, val)
     out.parent.mkdir(parents=True, exist_ok=True)
-    summary = {"layout": LAYOUT, "seed": seed, "files": [f.name for f in files], "games": len(found),
+    from engine.nets import handwritten_fingerprint
+    summary = {"layout": LAYOUT, "hand_fingerprint": handwritten_fingerprint(), "seed": seed, "files": [f.name for f in files], "games": len(found),
                "validation_games": int(val.sum()), "positions": int(arrays["offsets"][-1]),
                "quiet_positions": int(arrays["quiet"].sum()),
                "material_variants": int(len(arrays["x_hand"])),

@@ -15,6 +15,8 @@ from pathlib import Path
 import chess
 import chess.engine
 
+from engine.tools.match import START_GUARD
+
 REPO = Path(__file__).resolve().parent.parent.parent
 ENGINE_COMMAND = [sys.executable, str(REPO / "uci_main.py")]
 
@@ -63,7 +65,7 @@ def run_suite(path: Path, movetime: float, command: list[str] | None = None,
     positions = read_epd(path)[:limit]
     for board, _ in positions:
         board.fullmove_number = fullmove or board.fullmove_number
-    engine = chess.engine.SimpleEngine.popen_uci(command or ENGINE_COMMAND)
+    engine = chess.engine.SimpleEngine.popen_uci(command or ENGINE_COMMAND, timeout=START_GUARD)
     try:
         if options:
             engine.configure(options)

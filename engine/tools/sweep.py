@@ -33,6 +33,7 @@ import chess
 import chess.engine
 
 from engine.tools.engines import EngineSpec, here
+from engine.tools.match import START_GUARD
 
 
 def parse_range(text: str) -> tuple[str, list[str]]:
@@ -70,7 +71,7 @@ def key_of(point: dict[str, str]) -> str:
 
 def nodes_to_depth(spec: EngineSpec, point: dict[str, str], fens: list[str], depth: int) -> dict:
     """Total nodes to ``depth`` over ``fens`` with the point's options set."""
-    engine = chess.engine.SimpleEngine.popen_uci(here(spec).command)      # on the machine that measures
+    engine = chess.engine.SimpleEngine.popen_uci(here(spec).command, timeout=START_GUARD)  # where it measures
     try:
         engine.configure({**spec.options, **point})
         total = 0

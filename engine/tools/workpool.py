@@ -61,7 +61,9 @@ def _on_ray(fn: Callable, todo: list, on_result: Callable, cluster: str) -> int:
             package = Path(__file__).resolve().parent.parent
             ray.init(address=cluster, runtime_env={"py_modules": [str(package)]}, log_to_driver=False)
         atexit.register(ray.shutdown)
-    remote = ray.remote(max_retries=RETRIES)(fn)
+    # retry_exceptions: a unit that failed (an engine that did not start on a
+    # busy worker) is run again like one whose worker died, never saved short.
+    remote = ray.remote(max_retries=RETRIES, retry_exceptions=True)(fn)
     pending = {remote.remote(unit): key for key, unit in todo}
     while pending:
         ready, _ = ray.wait(list(pending), num_returns=1)

@@ -381,7 +381,7 @@ def train(data_path: Path, out: Path, work: Path, config: TdConfig, log=print) -
     """Train, checkpointing into ``work``; write the net to ``out``; return the summary."""
     from tqdm import tqdm
 
-    from engine.nets import TdNet, save_td
+    from engine.nets import TdNet, handwritten_fingerprint, save_td
     header, arrays = load(data_path)
     data = Games(arrays, config.squares, config.nets, config.phase)
     rng = np.random.default_rng(config.seed)
@@ -404,6 +404,10 @@ def train(data_path: Path, out: Path, work: Path, config: TdConfig, log=print) -
     if config.base not in ("none", "handwritten"):
         raise ValueError(f"unknown base {config.base!r} (none or handwritten)")
     on_handwritten = config.base == "handwritten"
+    fingerprint = handwritten_fingerprint()
+    if on_handwritten and header.get("hand_fingerprint") != fingerprint:
+        raise ValueError(f"the data's handwritten scores come from weights {header.get('hand_fingerprint')}, "
+                         f"the engine's are {fingerprint}: rebuild the data (nmm-chess data td) first")
     model = make_model(config.hidden, data.n_inputs, config.nets, config.seed, on_handwritten, cp_scale)
     optimiser = make_optimiser(config, model)
     work.mkdir(parents=True, exist_ok=True)
@@ -455,7 +459,7 @@ def train(data_path: Path, out: Path, work: Path, config: TdConfig, log=print) -
                "feature_mean": [round(float(v), 4) for v in data.mean],
                "seconds": round(time.time() - started, 1)}
     net = TdNet.from_training(model.nets, data.mean, data.std, config.squares, cp_scale, summary, on_handwritten,
-                              config.phase)
+                              config.phase, fingerprint if on_handwritten else None)
     summary["material_check_cp"] = net.info["material_check_cp"] = material_check(net)
     log(f"a piece up at moves 1 and 30 (cp): {summary['material_check_cp']}")
     save_td(net, out)

@@ -190,7 +190,8 @@ class Trainer:
 
     def net(self, info: dict | None = None) -> TdNet:
         return TdNet.from_training(self.model.nets, self.data.mean, self.data.std, self.start.squares,
-                                   self.start.cp_scale, info or {}, self.start.on_handwritten, self.start.phase)
+                                   self.start.cp_scale, info or {}, self.start.on_handwritten, self.start.phase,
+                                   self.start.base_fingerprint)
 
     def step(self, games: list, anchor: np.ndarray | None, anchor_target: np.ndarray | None) -> dict:
         """Search every position of ``games`` (master games' moves and results, or
