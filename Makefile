@@ -8,7 +8,7 @@ JOBS   ?= 2
 DEPS   := $(VENV)/.deps-installed
 CORE   := build/.core-built
 
-.PHONY: texel-data texel texel-own search-sprt sprt-status screens-status endgame-match strength-gauntlet strength-gauntlet-before threads-study threads-match threads-soak cutoffs nmm-cut tree-size tree-size-deep chessmaps-study regions strategy run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
+.PHONY: texel-data texel texel-own search-sprt sprt-status screens-status endgame-match strength-gauntlet strength-gauntlet-before threads-study threads-match threads-soak compress-pgns cutoffs nmm-cut tree-size tree-size-deep chessmaps-study regions strategy run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
         td-data td-net td-leaf td-match td-bench evaluators clean
 
 DATA   ?= $(or $(NMM_DATA),../shared/data)
@@ -186,7 +186,7 @@ texel: build
 
 # The same with the engine's own games beside the masters' (OWN_PGN: the match
 # PGNs it played; OWN_WEIGHT: how many times each of their rows counts).
-OWN_PGN ?= $(wildcard reports/strength/*.pgn reports/nmm_search/*.pgn reports/threads/threads2_vs_1.pgn)
+OWN_PGN ?= $(wildcard reports/strength/*.pgn.gz reports/nmm_search/*.pgn.gz reports/threads/threads2_vs_1.pgn.gz)
 OWN_WEIGHT ?= 8
 texel-own: build
 	$(PY) -m engine.cli data texel $(addprefix --pgn ,$(OWN_PGN)) --games 0 --out var/texel/own.npz
@@ -198,12 +198,23 @@ texel-own: build
 # Parts of one test run with SPRT=off (a part stopping on its own verdict biases the whole) and
 # are judged together (make sprt-status OPTION=SEEPruning reads every part in order).
 # A run cut short goes on with RESUME=1 and the same SEED: its games count, its log grows.
+# Both engines are the frozen build of commit FROZEN (default HEAD: commit the option first),
+# checked out under var/frozen/ and built on first use (engine/tools/frozen.py), so that a test
+# spanning sessions plays one build whatever the working tree does meanwhile. A resumed run
+# must pass the same FROZEN (the log's first line names it; a PGN played by another build is
+# refused, its players' names carry the commit). At the end the PGN is gzipped for committing.
+# FROZEN= (empty) plays the working tree, as before frozen builds: for resuming a test begun so.
+FROZEN ?= $(shell git rev-parse --short=7 HEAD)
+NMM = $(if $(FROZEN),nmm@$(FROZEN),nmm)
 search-sprt: build
 	mkdir -p reports/strength
-	$(PY) -m engine.cli match nmm:$(OPTION)=$(or $(VALUE),true) nmm --games 2000 --tc $(or $(TC),10+0.1) \
-	    --seed $(SEED) $(if $(filter off,$(SPRT)),,--sprt 0 10 --sprt-model logistic) \
+	@echo "# engines $(NMM): make search-sprt OPTION=$(OPTION) VALUE=$(or $(VALUE),true) SEED=$(SEED) PART=$(PART) FROZEN=$(FROZEN)" \
+	    | tee $(if $(RESUME),-a) reports/strength/$(OPTION)$(PART).log
+	$(PY) -m engine.cli match $(NMM):$(OPTION)=$(or $(VALUE),true) $(NMM) --games 2000 \
+	    --tc $(or $(TC),10+0.1) --seed $(SEED) $(if $(filter off,$(SPRT)),,--sprt 0 10 --sprt-model logistic) \
 	    --concurrency $(or $(CONCURRENCY),1) $(if $(RESUME),--resume) \
-	    --pgn reports/strength/$(OPTION)$(PART).pgn | tee $(if $(RESUME),-a) reports/strength/$(OPTION)$(PART).log
+	    --pgn reports/strength/$(OPTION)$(PART).pgn | tee -a reports/strength/$(OPTION)$(PART).log
+	$(call gzip-pgn,reports/strength/$(OPTION)$(PART).pgn)
 
 sprt-status:
 	$(PY) -m engine.cli match-log $(sort $(wildcard reports/strength/$(OPTION).log reports/strength/$(OPTION)_?.log)) \
@@ -218,13 +229,18 @@ screens-status:
 	        printf '%-20s ' $$o; $(MAKE) -s sprt-status OPTION=$$o | tail -n 1; \
 	    else printf '%-20s not played\n' $$o; fi; done
 
-# The endgame rules from starts where they apply (both colours), 10+0.1.
+# The endgame rules from starts where they apply (both colours), 10+0.1. Its parts (PART, SEED)
+# are one test, so they play the frozen build of FROZEN as search-sprt does (the log's first line).
 endgame-match: build
 	mkdir -p reports/strength
 	$(PY) -m engine.cli data endgame-starts --out reports/strength/endgame_starts.epd
-	$(PY) -m engine.cli match nmm nmm:EndgameRules=false --openings reports/strength/endgame_starts.epd \
+	@echo "# engines $(NMM): make endgame-match SEED=$(or $(SEED),1) PART=$(PART) FROZEN=$(FROZEN)" \
+	    | tee reports/strength/endgame_rules$(PART).log
+	$(PY) -m engine.cli match $(NMM) $(NMM):EndgameRules=false \
+	    --openings reports/strength/endgame_starts.epd \
 	    --games 200 --tc 10+0.1 --seed $(or $(SEED),1) --concurrency $(or $(CONCURRENCY),1) \
-	    --pgn reports/strength/endgame_rules$(PART).pgn | tee reports/strength/endgame_rules$(PART).log
+	    --pgn reports/strength/endgame_rules$(PART).pgn | tee -a reports/strength/endgame_rules$(PART).log
+	$(call gzip-pgn,reports/strength/endgame_rules$(PART).pgn)
 
 # Issue 14's yardstick: 100 games a pairing at 10+0.1 (STRENGTH_GAMES to change).
 STRENGTH_GAMES ?= 100
@@ -234,6 +250,7 @@ strength-gauntlet: build
 	$(PY) -m engine.cli tournament nmm $(STRENGTH_OPPONENTS) \
 	    --gauntlet --games $(STRENGTH_GAMES) --tc 10+0.1 --concurrency 2 --seed 71 \
 	    --out $(or $(OUT),reports/strength/gauntlet_final)
+	$(MAKE) -s compress-pgns
 
 # The same gauntlet for the engine as issue 14 found it (BEFORE: hand-set weights,
 # history order), built in a worktree under var/.
@@ -244,6 +261,16 @@ strength-gauntlet-before: build
 	$(PY) -m engine.cli tournament "$(abspath $(PY)) var/before/uci_main.py" $(STRENGTH_OPPONENTS) \
 	    --gauntlet --games $(STRENGTH_GAMES) --tc 10+0.1 --concurrency 2 --seed 71 \
 	    --out reports/strength/gauntlet_before
+	$(MAKE) -s compress-pgns
+
+# A match's record is its PGN gzipped: git ignores reports/**/*.pgn, which a running match
+# writes, and tracks the .pgn.gz. This gzips every PGN under reports/ newer than its .gz,
+# keeping the .pgn that a resumed run goes on from (match --resume reads the .gz if it is gone).
+# search-sprt, endgame-match and the strength gauntlets end with it; run it by hand after
+# any other match, or after a run cut short, before committing its games.
+gzip-pgn = if [ -f $(1) ] && [ ! $(1).gz -nt $(1) ]; then gzip -9 -n -c $(1) > $(1).gz.tmp && mv $(1).gz.tmp $(1).gz; fi
+compress-pgns:
+	@find reports -name '*.pgn' -print | while IFS= read -r f; do $(call gzip-pgn,"$$f"); done
 
 clean:
 	rm -rf build ext/*.c engine/*.so .pytest_cache

@@ -2,6 +2,8 @@
 
 A spec is ``name`` or ``name:Option=value,Option=value``, for example
 ``stockfish:UCI_LimitStrength=true,UCI_Elo=2000`` or ``nmm:NullMove=false``.
+``nmm@REV`` (``nmm@29687b3:SEEPruning=true``) is our engine as commit REV
+built it, frozen (engine/tools/frozen.py), not the working tree's.
 A name that is not known is taken as a command line.
 """
 from __future__ import annotations
@@ -21,6 +23,7 @@ KNOWN = {
     "glaurung": ["/usr/games/glaurung"],
     "ethereal": ["/usr/games/ethereal-chess"],
 }
+FROZEN = "nmm@"         # nmm@REV: the engine of a commit (frozen_spec)
 
 
 @dataclass
@@ -41,7 +44,9 @@ def here(spec: EngineSpec) -> EngineSpec:
     Ray worker runs was described on the head, whose paths (this repository,
     the head's Python) the worker may not have. Our engine is then started as
     ``python -m engine.cli`` (the package travels with the job); a Debian
-    engine by its name; any other command as given."""
+    engine by its name; any other command as given, a frozen build
+    (``nmm@REV``) too: its worktree is on the head, and a worker without it
+    fails to start the engine rather than play another build under its name."""
     command = spec.command
     if spec.name == "nmm" and not Path(spec.command[-1]).exists():
         command = [sys.executable, "-m", "engine.cli"]
@@ -57,5 +62,19 @@ def parse_spec(spec: str) -> EngineSpec:
     for item in filter(None, opts.split(",")):
         key, _, value = item.partition("=")
         options[key.strip()] = value.strip()
+    if name.startswith(FROZEN):
+        return frozen_spec(name[len(FROZEN):], options)
     command = KNOWN.get(name) or shlex.split(name)
     return EngineSpec(name, command, options)
+
+
+def frozen_spec(rev: str, options: dict[str, str]) -> EngineSpec:
+    """``nmm@REV``: the engine of commit REV, checked out and built on first
+    use (engine/tools/frozen.py). Its name carries the commit, resolved
+    (``nmm@29687b3`` whether REV was HEAD, a tag or a longer sha): the players
+    of a match's PGN are its labels, so ``match --resume`` refuses games that
+    another build played. The command runs the worktree's ``uci_main.py`` with
+    this Python, which imports the worktree's package beside it."""
+    from engine.tools import frozen        # fcntl and git: only when a spec asks for a frozen build
+    sha, path = frozen.checkout(rev)
+    return EngineSpec(f"{FROZEN}{sha[:frozen.SHORT]}", [sys.executable, str(path / "uci_main.py")], options)
