@@ -158,8 +158,10 @@ cdef int drawish_scale(const Position* pos, int strong) noexcept nogil:
     cdef u64 pieces = pos.occ[strong] & ~pawns & ~pos.pieces[KING + 6 * strong]
     cdef u64 weak_pieces = pos.occ[weak] & ~pos.pieces[PAWN + 6 * weak] & ~pos.pieces[KING + 6 * weak]
     # Rook pawns on one file, with no help or only bishops that do not control
-    # the promotion square, against a king on it: the king cannot be driven out.
-    if (pawns and (pieces & ~bishops) == 0 and not weak_pieces
+    # the promotion square, against a bare king on it: the king cannot be driven
+    # out. Bare: a defending pawn may run, or be taken so that a pawn leaves the
+    # rook file (Syzygy: a third of such positions with one are decided).
+    if (pawns and (pieces & ~bishops) == 0 and pos.occ[weak] == bit(pos.king[weak])
             and (not (pawns & ~FILE_A_BB) or not (pawns & ~FILE_H_BB))):
         promo = relative_sq(strong, 56 if pawns & FILE_A_BB else 63)
         if DISTANCE[pos.king[weak]][promo] <= 1 and (
