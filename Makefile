@@ -9,7 +9,7 @@ DEPS   := $(VENV)/.deps-installed
 CORE   := build/.core-built
 
 .PHONY: texel-data texel texel-own search-sprt sprt-status screens-status endgame-match strength-gauntlet strength-gauntlet-before threads-study threads-match threads-soak compress-pgns cutoffs nmm-cut tree-size tree-size-deep chessmaps-study regions strategy run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
-        td-data td-net td-leaf td-match td-bench evaluators clean
+        td-data td-net td-leaf td-match td-bench evaluators selfplay clean
 
 DATA   ?= $(or $(NMM_DATA),../shared/data)
 
@@ -76,6 +76,17 @@ ablation: build
 TD_GAMES ?= var/td/games.npz
 td-data: build
 	$(PY) -m engine.cli data td --games 0 --out $(TD_GAMES)
+
+# Self-play records for the learned evaluation (engine/data/selfplay.py has the format,
+# reports/selfplay/README.md the speed): resumable, a rerun continues where a killed one
+# stopped, and a larger GAMES adds batches. EVAL_FILE=path plays with a TD net.
+GAMES ?= 1000
+NODES ?= 5000
+SEED ?= 1
+SELFPLAY_OUT ?= var/selfplay/n$(NODES)_s$(SEED)$(if $(EVAL_FILE),_td)
+selfplay: build
+	$(PY) -m engine.cli data selfplay --games $(GAMES) --nodes $(NODES) --seed $(SEED) --workers $(JOBS) \
+	    --openings $(DATA)/openings/2moves_v1.epd --out $(SELFPLAY_OUT) $(if $(EVAL_FILE),--eval-file $(EVAL_FILE))
 
 # The shipped net: a correction to the handwritten evaluation (copy var/td/td.npz to nets/td.npz).
 chessmaps-study: build

@@ -757,6 +757,8 @@ cdef void iterative_deepening(Search* s) noexcept nogil:
         if (s.root[0].score >= MATE_BOUND or s.root[0].score <= -MATE_BOUND) and \
                 depth >= MATE - abs(s.root[0].score) + 6:
             break                       # a proven mate; deeper search cannot change it
+        if s.limits.soft_nodes and s.thread_index == 0 and group_nodes(s.group) >= s.limits.soft_nodes:
+            break                       # a soft node limit (self-play): the next iteration would overrun
         if s.limits.soft_ms > 0 and not s.pondering:
             if s.n_root == 1:
                 break                   # the only move: no need to think

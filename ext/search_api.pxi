@@ -44,6 +44,25 @@ cdef int uci_score(int score):
     return 0
 
 
+cdef void reset_search(Search* s) noexcept nogil:
+    """What every search starts from (``begin``, and each move of a self-play
+    game, selfplay.pxi): counts and root moves cleared, killers and
+    exclusions forgotten, a new table generation."""
+    s.stopped = 0
+    s.nodes = 0
+    s.seldepth = 0
+    s.root_depth = 0
+    s.completed_depth = 0
+    s.n_root = 0
+    s.hhweight = s.opt.hhweight
+    s.nn_misses = 0
+    s.hh_misses = 0
+    s.tt.generation = (s.tt.generation + 1) % TT_GENERATIONS
+    s.tt.used = True
+    memset(s.killers, 0, sizeof(s.killers))
+    memset(s.excluded, 0, sizeof(s.excluded))
+
+
 cdef class Searcher:
     """The search engine: transposition table, history, options, limits.
 
@@ -231,6 +250,7 @@ cdef class Searcher:
         self._empty_caches(True, True)
         self.s.nmm_acc.valid = False
         self._forget_sums()
+        forget_lines(self.s)
         memset(self.s.history, 0, sizeof(self.s.history))
         memset(self.s.killers, 0, sizeof(self.s.killers))
         memset(self.s.counters, 0, sizeof(self.s.counters))
@@ -961,7 +981,7 @@ cdef class Searcher:
     # --- searching -----------------------------------------------------------
 
     def search(self, Board board, *, depth: int | None = None, nodes: int | None = None,
-               soft_ms: float | None = None, hard_ms: float | None = None,
+               soft_nodes: int | None = None, soft_ms: float | None = None, hard_ms: float | None = None,
                mate: int | None = None, searchmoves: list[str] | None = None,
                ponder: bool = False, start_ms: float | None = None, on_info=None,
                on_currmove=None) -> dict:
@@ -969,18 +989,19 @@ cdef class Searcher:
 
         The same as ``begin(...)`` then ``run(on_info, on_currmove)``.
         """
-        self.begin(board, depth=depth, nodes=nodes, soft_ms=soft_ms, hard_ms=hard_ms, mate=mate,
+        self.begin(board, depth=depth, nodes=nodes, soft_nodes=soft_nodes, soft_ms=soft_ms, hard_ms=hard_ms, mate=mate,
                    searchmoves=searchmoves, ponder=ponder, start_ms=start_ms)
         return self.run(on_info, on_currmove)
 
     def begin(self, Board board, *, depth: int | None = None, nodes: int | None = None,
-              soft_ms: float | None = None, hard_ms: float | None = None,
+              soft_nodes: int | None = None, soft_ms: float | None = None, hard_ms: float | None = None,
               mate: int | None = None, searchmoves: list[str] | None = None,
               ponder: bool = False, start_ms: float | None = None) -> None:
         """Set up a search of ``board``; ``run`` carries it out.
 
         Limits left None do not apply; ``depth`` is clamped to 1..MAX_DEPTH,
-        ``mate`` (moves) to MAX_DEPTH // 2. ``soft_ms``: no new iteration after
+        ``mate`` (moves) to MAX_DEPTH // 2. ``soft_nodes``: no new iteration once
+        that many nodes are searched (``nodes`` is the hard cap). ``soft_ms``: no new iteration after
         it; ``hard_ms``: stop there, both counted from ``start_ms`` (the
         ``monotonic_ms`` clock; default now) and not while ``ponder`` holds
         (until ``ponderhit``). ``searchmoves``: the root moves to consider, in
@@ -996,6 +1017,7 @@ cdef class Searcher:
             compact_history(&s.pos)
         s.limits.depth = max(1, min(depth or MAX_DEPTH, MAX_DEPTH))
         s.limits.nodes = max(0, min(nodes or 0, 2**63))
+        s.limits.soft_nodes = max(0, min(soft_nodes or 0, 2**63))
         s.limits.soft_ms = max(0.0, soft_ms or 0.0)
         s.limits.hard_ms = max(0.0, hard_ms or 0.0)
         s.limits.mate = max(0, min(mate or 0, MAX_DEPTH // 2))
@@ -1006,19 +1028,7 @@ cdef class Searcher:
                 s.limits.searchmoves[s.limits.n_searchmoves] = m
                 s.limits.n_searchmoves += 1
         s.pondering = ponder
-        s.stopped = 0
-        s.nodes = 0
-        s.seldepth = 0
-        s.root_depth = 0
-        s.completed_depth = 0
-        s.n_root = 0
-        s.hhweight = s.opt.hhweight
-        s.nn_misses = 0
-        s.hh_misses = 0
-        self.tt.generation = (self.tt.generation + 1) % TT_GENERATIONS
-        self.tt.used = True
-        memset(s.killers, 0, sizeof(s.killers))
-        memset(s.excluded, 0, sizeof(s.excluded))
+        reset_search(s)
         s.start_ms = now_ms() if start_ms is None else start_ms
 
     def run(self, on_info=None, on_currmove=None) -> dict:

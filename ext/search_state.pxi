@@ -58,6 +58,7 @@ ctypedef struct SearchOptions:
 ctypedef struct Limits:
     int depth               # deepest iteration
     u64 nodes               # 0: no limit
+    u64 soft_nodes          # no new iteration once the main search has searched this many (0: none)
     double soft_ms          # no new iteration after this (0: none)
     double hard_ms          # stop the search here (0: none)
     int mate                # stop once a mate in this many moves is found (0: off)
@@ -216,3 +217,19 @@ cdef inline double now_ms() noexcept nogil:
     cdef timespec ts
     clock_gettime(CLOCK_MONOTONIC, &ts)
     return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6
+
+
+cdef void forget_lines(Search* s) noexcept nogil:
+    """Zero the per-ply scratch a search leaves behind: the quiescence search
+    makes moves without setting ``cont_key``, and an evasion there is ordered
+    by the entry an earlier search left at that ply. ``clear`` (ucinewgame)
+    and each self-play game call it, so that a search after them is that of
+    a new Searcher: a game a match plays on a reused engine is the game a
+    fresh engine plays (a Ray unit's), and a self-play batch's bytes do not
+    depend on the games its worker played before."""
+    memset(s.cont_key, 0, sizeof(s.cont_key))
+    memset(s.static_eval, 0, sizeof(s.static_eval))
+    memset(s.pv, 0, sizeof(s.pv))
+    memset(s.pv_len, 0, sizeof(s.pv_len))
+    memset(s.stubborn, 0, sizeof(s.stubborn))
+    memset(s.stubborn_reply, 0, sizeof(s.stubborn_reply))

@@ -20,6 +20,9 @@ from test_tournament import BENCH_SIGNATURE
 from uci_client import HANG_GUARD, errors_in
 
 REPO = Path(__file__).resolve().parent.parent
+# After a change to the core the wheel compiles it again (setup.py's build
+# directory, apart from the in-place build): minutes on a busy machine.
+pytestmark = pytest.mark.timeout(1200)
 SHIPPED = ("nmm.npz", "nmm_cutoffs.npz", "nmm_cutoffs_h32.npz", "regions.npz", "strategy.npz", "td.npz")
 
 

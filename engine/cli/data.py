@@ -189,3 +189,43 @@ def data_cutoffs(positions: str, out: str, depth: int, min_depth: int, min_ply: 
     samples, ran = collect(fens, Path(out), depth, min_depth, batch, workers, cluster)
     click.echo(f"{len(fens)} positions searched to depth {depth}: {samples} cut-off samples in {out} "
                f"({ran} batches run now)")
+
+
+@data.command("selfplay")
+@click.option("--out", type=click.Path(file_okay=False), default="var/selfplay/default", show_default=True,
+              help="The folder of batch files (batch_000000.bin, ...) and job.json; a rerun continues it.")
+@click.option("--games", type=click.IntRange(1), default=100, show_default=True,
+              help="Games in all (rounded up to whole batches).")
+@click.option("--batch-games", type=click.IntRange(1), default=20, show_default=True, help="Games per batch file.")
+@click.option("--nodes", type=click.IntRange(1), default=5000, show_default=True,
+              help="Soft node limit per move: no new iteration once a search has this many nodes.")
+@click.option("--hard-nodes", type=click.IntRange(1), default=None, help="Hard node cap per move [4 x --nodes].")
+@click.option("--seed", type=int, default=1, show_default=True, help="Batch k plays from seed (SEED, k).")
+@click.option("--openings", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="EPD opening suite (default: $NMM_DATA or ../shared/data, openings/2moves_v1.epd).")
+@click.option("--random-plies", type=(click.IntRange(0), click.IntRange(0)), default=(4, 8), show_default=True,
+              metavar="MIN MAX", help="Random legal plies played after the opening position.")
+@click.option("--eval-file", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Play with this TD net (default: the handwritten evaluation).")
+@click.option("--no-adjudicate", is_flag=True, help="Play every game out (no adjudicated wins or draws).")
+@click.option("--workers", "-j", type=click.IntRange(1), default=2, show_default=True, help="Local processes.")
+@click.option("--cluster", default=None, metavar="ADDRESS", help="Run the batches on a Ray cluster.")
+def data_selfplay(out: str, games: int, batch_games: int, nodes: int, hard_nodes: int | None, seed: int,
+                  openings: str | None, random_plies: tuple[int, int], eval_file: str | None,
+                  no_adjudicate: bool, workers: int, cluster: str | None) -> None:
+    """Self-play games of the engine at its defaults, every searched position a
+    32-byte record (score, best move, result) in resumable batch files
+    (engine/data/selfplay.py: the format)."""
+    import json
+
+    from engine.data.selfplay_games import DEFAULT_OPENINGS, generate, make_job
+    from engine.perft import data_dir
+    suite = Path(openings) if openings else data_dir() / DEFAULT_OPENINGS
+    if not suite.is_file():
+        raise click.ClickException(f"no opening suite at {suite}: give --openings")
+    try:
+        job = make_job(suite, nodes, hard_nodes, seed, batch_games, random_plies, eval_file, not no_adjudicate)
+        summary = generate(suite, job, games, Path(out), workers, cluster)
+    except ValueError as e:
+        raise click.ClickException(str(e)) from None
+    click.echo(json.dumps(summary, indent=2))
