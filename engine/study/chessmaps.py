@@ -75,10 +75,10 @@ def game_positions(path: Path, games: int) -> list[str]:
 def engine_searcher(hash_mb: int = 16) -> Searcher:
     """A searcher as the UCI engine makes it: the shipped NMM with its history
     weight, NMMMinDepth at its default."""
-    from engine.nets import load_nmm
-    from engine.session import NMM_MIN_DEPTH, REPO
+    from engine.nets import DEFAULT_NMM, load_nmm
+    from engine.session import NMM_MIN_DEPTH
     searcher = Searcher(hash_mb=hash_mb)
-    net = load_nmm(REPO / "nets" / "nmm.npz")
+    net = load_nmm(DEFAULT_NMM)
     net.install(searcher)
     searcher.configure(nmm_min_depth=NMM_MIN_DEPTH, hhweight=net.suggested_hhweight)
     return searcher
