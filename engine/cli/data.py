@@ -108,7 +108,7 @@ def data_texel(data_path: str | None, pgns: tuple[str, ...], out: str, games: in
 
 
 @data.command("endgame-starts")
-@click.option("--out", type=click.Path(dir_okay=False), default="reports/strength/endgame_starts.epd",
+@click.option("--out", type=click.Path(dir_okay=False), default="var/strength/endgame_starts.epd",
               show_default=True)
 @click.option("--per-kind", type=click.IntRange(1), default=25, show_default=True)
 @click.option("--seed", type=int, default=1, show_default=True)
