@@ -8,7 +8,7 @@ JOBS   ?= 2
 DEPS   := $(VENV)/.deps-installed
 CORE   := build/.core-built
 
-.PHONY: texel-data texel texel-own search-sprt sprt-status screens-status endgame-match strength-gauntlet strength-gauntlet-before threads-study threads-match threads-soak compress-pgns cutoffs nmm-cut tree-size tree-size-deep chessmaps-study regions strategy run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
+.PHONY: docs texel-data texel texel-own search-sprt sprt-status screens-status endgame-match strength-gauntlet strength-gauntlet-before threads-study threads-match threads-soak compress-pgns cutoffs nmm-cut tree-size tree-size-deep chessmaps-study regions strategy run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
         td-data td-net td-leaf td-match td-bench evaluators selfplay clean
 
 DATA   ?= $(or $(NMM_DATA),../shared/data)
@@ -20,6 +20,11 @@ build: $(CORE)
 
 test: build
 	$(PY) -m pytest -q -n $(JOBS)
+
+# docs/options.md, made from the options' declaration (engine/options.py); tests/test_options.py
+# fails until it is made again after a change there.
+docs: build
+	$(PY) -m engine.options docs/options.md
 
 # Everything, the slow checks included (see the "slow" marker in pyproject.toml).
 test-all: build

@@ -92,11 +92,11 @@ def engine_for(eval_file: str | None):
     default options, with the TD net of ``eval_file`` installed if one is given."""
     if eval_file not in _SEARCHERS:
         from engine.nets import handwritten_fingerprint, load_td
-        from engine.session import Session
-        messages: list[str] = []
-        searcher = Session(messages.append).searcher
-        if messages:
-            raise RuntimeError(f"the engine did not start at its defaults: {'; '.join(messages)}")
+        from engine.session import default_searcher
+        try:
+            searcher = default_searcher()
+        except ValueError as e:
+            raise RuntimeError(f"the engine did not start at its defaults: {e}") from None
         evaluation = f"handwritten:{handwritten_fingerprint()}"
         if eval_file:
             load_td(Path(eval_file)).install(searcher)
