@@ -41,6 +41,26 @@ def test_no_floor_module_imports_the_lab() -> None:
     assert not upward, sorted(upward)
 
 
+# The floors from the ground up: the playing engine, then the lab's (data, the
+# trainers, the tools that play and measure, the studies), then the command line.
+FLOORS = ("engine", "engine.data", "engine.train", "engine.tools", "engine.study", "engine.cli")
+
+
+def floor_of(module: str) -> int:
+    """The floor of a module of the package (its first two names)."""
+    package = ".".join(module.split(".")[:2])
+    return FLOORS.index(package) if package in FLOORS else 0
+
+
+def test_the_import_graph_has_no_arrow_going_up() -> None:
+    upward = []
+    for path in (REPO / "engine").rglob("*.py"):
+        module = ".".join(path.relative_to(REPO).with_suffix("").parts)
+        upward += [f"{module} -> {name}" for name in imported(path)
+                   if name.startswith("engine.") and floor_of(name) > floor_of(module)]
+    assert not upward, sorted(upward)
+
+
 # The engine as uci_main.py starts it (engine.cli's main: UCI on stdin), with
 # the modules loaded written out as it leaves (by os._exit, after quit).
 RUN_ENGINE = """

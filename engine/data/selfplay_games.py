@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.data.selfplay import RECORD, batch_paths, write_batch
-from engine.tools.workpool import run_units
+from engine.data.workpool import run_units
 
 DEFAULT_OPENINGS = "openings/2moves_v1.epd"       # under engine.perft.data_dir()
 MAX_PLIES = 600                                     # match.py's: a draw at this many plies
