@@ -116,7 +116,6 @@ class Session:
         waits for no hash table; the files the options name are read now, each
         only if an option needs it (the default order reads no net)."""
         if self._searcher is None:
-            self._hash_mb = self.options["Hash"]
             self._searcher = Searcher(self._hash_mb)
             set_endgame_rules(self.options["EndgameRules"])    # builds the KPK table (50 ms) when on
             self._set_threads(self.options["Threads"])
@@ -591,6 +590,7 @@ def default_searcher(hash_mb: int = HASH_DEFAULT_MB, options: Mapping[str, Any] 
     for name, value in {"Hash": hash_mb, **(options or {})}.items():
         option = session.options.option(name)
         session.options.values[option.name] = option.parse(value) if isinstance(value, str) else value
+    session._hash_mb = session.options["Hash"]      # the table is made at that size, not resized
     searcher = session.searcher
     if settings:
         searcher.configure(**settings)

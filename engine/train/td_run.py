@@ -21,7 +21,7 @@ The steps, each stated in the net's header:
    at 30 (the opening net had never seen a queen missing).
 
 Phase nets: three nets, for the opening, middle game and end game, blended by
-``phase_weights`` (the engine uses the same rule), or one net. The opening is
+``phase_weights`` (engine/nets.py: the engine blends by it), or one net. The opening is
 told by development (men on their starting squares), not by the move number:
 an EPD or a GUI's FEN may give move 1 to any position (``--phase move`` keeps
 the earlier rule).
@@ -42,7 +42,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.data.td import LAYOUT, home_of_active, load, to_set
-from engine.nets import PHASE_NAMES, PHASE_RULES, TD_DENSE, TD_SQUARES, phase_weights, rule_weights  # noqa: F401
+from engine.nets import TD_DENSE, TD_SQUARES, rule_weights
 from engine.train.td import Adam, Mlp, Sgd, td_errors
 
 # The phase rules are the engine's, which blends its nets by them: engine/nets.py.
