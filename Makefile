@@ -8,7 +8,7 @@ JOBS   ?= 2
 DEPS   := $(VENV)/.deps-installed
 CORE   := build/.core-built
 
-.PHONY: texel-data texel texel-own search-sprt sprt-status screens-status endgame-match strength-gauntlet strength-gauntlet-before threads-study threads-match threads-soak compress-pgns cutoffs nmm-cut tree-size tree-size-deep chessmaps-study regions strategy run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
+.PHONY: docs texel-data texel texel-own search-sprt sprt-status screens-status endgame-match strength-gauntlet strength-gauntlet-before threads-study threads-match threads-soak compress-pgns cutoffs nmm-cut tree-size tree-size-deep chessmaps-study regions strategy run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
         td-data td-net td-leaf td-match td-bench evaluators selfplay clean
 
 DATA   ?= $(or $(NMM_DATA),../shared/data)
@@ -21,14 +21,20 @@ build: $(CORE)
 test: build
 	$(PY) -m pytest -q -n $(JOBS)
 
+# docs/options.md, made from the options' declaration (engine/options.py); tests/test_options.py
+# fails until it is made again after a change there.
+docs: build
+	$(PY) -m engine.options docs/options.md
+
 # Everything, the slow checks included (see the "slow" marker in pyproject.toml).
 test-all: build
 	$(PY) -m pytest -q -n $(JOBS) -m ''
 
-# Long runs; they read ../shared/data (or $$NMM_DATA) and write reports/.
+# Long runs; they read ../shared/data (or $$NMM_DATA) and write reports/<topic>/ (each folder's
+# README.md names its commands and holds the write-up).
 # Every position of every perft suite, every depth.
 perft-full: build
-	$(PY) -m engine.cli perft --jobs $(JOBS) --hash 64 --log reports/perft_full.tsv \
+	$(PY) -m engine.cli perft --jobs $(JOBS) --hash 64 --log reports/perft/perft_full.tsv \
 	    $(foreach f,$(wildcard $(DATA)/perft/*.epd),--suite $(f))
 
 bench-perft: build
@@ -38,25 +44,25 @@ bench: build
 	for i in 1 2 3 4 5; do $(PY) -m engine.cli bench 2>/dev/null; done
 
 wac: build
-	$(PY) -m engine.cli suite $(DATA)/testsuites/wac.epd --movetime 1 | tee reports/wac.log
+	$(PY) -m engine.cli suite $(DATA)/testsuites/wac.epd --movetime 1 | tee reports/strength/wac.log
 
 # The protocol fuzzer, long: 100,000 random and mutated lines (a short run is in `make test`).
 fuzz: build
-	$(PY) -m engine.cli fuzz --lines 100000 --seed 1 --report reports/fuzz.txt
+	$(PY) -m engine.cli fuzz --lines 100000 --seed 1 --report reports/reliability/fuzz.txt
 
 # The soak: 2,000 games at 1+0.01 against itself, then 200 with pondering;
 # crashes, hangs, illegal moves and time forfeits are counted (all must be 0).
 soak: build
 	$(PY) -m engine.cli match nmm nmm --games 2000 --tc 1+0.01 --no-adjudicate --seed 21 \
-	    --pgn reports/soak.pgn | tee reports/soak.log
+	    --pgn reports/reliability/soak.pgn | tee reports/reliability/soak.log
 	$(PY) -m engine.cli match nmm nmm --games 200 --tc 1+0.01 --no-adjudicate --seed 22 --ponder \
-	    --pgn reports/soak_ponder.pgn | tee reports/soak_ponder.log
+	    --pgn reports/reliability/soak_ponder.pgn | tee reports/reliability/soak_ponder.log
 
 matches: build
 	$(PY) -m engine.cli match nmm gnuchess --games 100 --tc 10+0.1 --seed 4 \
-	    --pgn reports/gnuchess.pgn | tee reports/gnuchess.log
+	    --pgn reports/strength/gnuchess.pgn | tee reports/strength/gnuchess.log
 	$(PY) -m engine.cli match nmm stockfish:UCI_LimitStrength=true,UCI_Elo=2000 --games 100 \
-	    --tc 10+0.1 --seed 5 --pgn reports/stockfish2000.pgn | tee reports/stockfish2000.log
+	    --tc 10+0.1 --seed 5 --pgn reports/strength/stockfish2000.pgn | tee reports/strength/stockfish2000.log
 
 # The graded sparring partners (Debian packages, see ../shared/peers.md): a gauntlet at 10+0.1.
 GAUNTLET_GAMES ?= 40
@@ -68,9 +74,9 @@ gauntlet: build
 # Do late-move reductions and futility pruning pay? Each against the engine without it.
 ablation: build
 	$(PY) -m engine.cli match nmm nmm:LateMoveReductions=false --games 100 --tc 5+0.05 \
-	    --seed 11 --pgn reports/ablation_lmr.pgn | tee reports/ablation_lmr.log
+	    --seed 11 --pgn reports/strength/ablation_lmr.pgn | tee reports/strength/ablation_lmr.log
 	$(PY) -m engine.cli match nmm nmm:FutilityPruning=false --games 100 --tc 5+0.05 \
-	    --seed 12 --pgn reports/ablation_futility.pgn | tee reports/ablation_futility.log
+	    --seed 12 --pgn reports/strength/ablation_futility.pgn | tee reports/strength/ablation_futility.log
 
 # The TD evaluation (issue 9): its training games, the shipped net, and the studies.
 TD_GAMES ?= var/td/games.npz
@@ -115,10 +121,10 @@ td-leaf: build
 
 td-match: build
 	$(PY) -m engine.cli match nmm:Eval=td nmm:Eval=handwritten --games 1000 --depth 2 --concurrency 2 \
-	    --seed 21 | tee reports/td_home_depth2.log
+	    --seed 21 | tee reports/td/td_home_depth2.log
 
 td-bench: build
-	$(PY) -m engine.cli bench-eval --runs 7 2>&1 | tee reports/td_bench.log
+	$(PY) -m engine.cli bench-eval --runs 7 2>&1 | tee reports/td/td_bench.log
 
 evaluators: build
 	OPENBLAS_NUM_THREADS=1 $(PY) -m engine.cli study evaluators --train $(TD_GAMES) --depth 2 --games 40
@@ -195,7 +201,7 @@ texel-data: build
 	$(PY) -m engine.cli data texel --data $(DATA) --games 0 --out var/texel/rows.npz
 
 # Writes ext/eval_weights.pxi: review the diff, rebuild, and let an SPRT
-# against the previous build decide (README, Strength).
+# against the previous build decide (reports/strength/README.md).
 texel: build
 	$(PY) -m engine.cli train texel --rows var/texel/rows.npz
 
@@ -235,7 +241,7 @@ sprt-status:
 	$(PY) -m engine.cli match-log $(sort $(wildcard reports/strength/$(OPTION).log reports/strength/$(OPTION)_?.log)) \
 	    --sprt 0 10 --sprt-model logistic
 
-# Every search option's test so far, one line each (the README's "Search options" figures).
+# Every search option's test so far, one line each (reports/strength/README.md, "Search options").
 SCREENS ?= SEEPruning SingularExtensions CounterMoves ContinuationHistory HistoryLMR Razoring ProbCut \
            CutNodeLMR QSearchChecks HistoryPruning ImprovingMargins CheckExtension
 screens-status:
@@ -248,11 +254,11 @@ screens-status:
 # are one test, so they play the frozen build of FROZEN as search-sprt does (the log's first line).
 endgame-match: build
 	mkdir -p reports/strength
-	$(PY) -m engine.cli data endgame-starts --out reports/strength/endgame_starts.epd
+	$(PY) -m engine.cli data endgame-starts --out var/strength/endgame_starts.epd
 	@echo "# engines $(NMM): make endgame-match SEED=$(or $(SEED),1) PART=$(PART) FROZEN=$(FROZEN)" \
 	    | tee reports/strength/endgame_rules$(PART).log
 	$(PY) -m engine.cli match $(NMM) $(NMM):EndgameRules=false \
-	    --openings reports/strength/endgame_starts.epd \
+	    --openings var/strength/endgame_starts.epd \
 	    --games 200 --tc 10+0.1 --seed $(or $(SEED),1) --concurrency $(or $(CONCURRENCY),1) \
 	    --pgn reports/strength/endgame_rules$(PART).pgn | tee -a reports/strength/endgame_rules$(PART).log
 	$(call gzip-pgn,reports/strength/endgame_rules$(PART).pgn)
@@ -268,14 +274,17 @@ strength-gauntlet: build
 	$(MAKE) -s compress-pgns
 
 # The same gauntlet for the engine as issue 14 found it (BEFORE: hand-set weights,
-# history order), built in a worktree under var/.
+# history order): the frozen build nmm@BEFORE (var/frozen/, engine/tools/frozen.py), named
+# nmm@0a30292 in the records and nmm_0a30292_vs_*.pgn in games/, not by a command line.
+# The committed gauntlet was played before frozen builds, by the same commit built in a
+# worktree var/before and started as "PYTHON var/before/uci_main.py": its records name that
+# command, its games are games/nmm-before_vs_*.pgn.gz. A rerun does not resume it (the name
+# differs): it plays the gauntlet again, beside it unless OUT names another folder.
 BEFORE ?= 0a30292
 strength-gauntlet-before: build
-	test -d var/before || git worktree add --detach var/before $(BEFORE)
-	cd var/before && $(abspath $(PY)) setup.py build_ext --inplace -q
-	$(PY) -m engine.cli tournament "$(abspath $(PY)) var/before/uci_main.py" $(STRENGTH_OPPONENTS) \
+	$(PY) -m engine.cli tournament nmm@$(BEFORE) $(STRENGTH_OPPONENTS) \
 	    --gauntlet --games $(STRENGTH_GAMES) --tc 10+0.1 --concurrency 2 --seed 71 \
-	    --out reports/strength/gauntlet_before
+	    --out $(or $(OUT),reports/strength/gauntlet_before)
 	$(MAKE) -s compress-pgns
 
 # A match's record is its PGN gzipped: git ignores reports/**/*.pgn, which a running match

@@ -1,8 +1,11 @@
-"""Weight files: save, load and check them before the search sees a number.
+"""Every file the engine ships, read and checked here before the search sees
+a number: the Neural MoveMap, the TD evaluation, the ChessMaps regions net
+and strategy database. The lab (engine/train, engine/data) writes them
+through the ``save_*`` functions here, so that writer and reader agree.
 
-A net is a compressed ``.npz`` holding its arrays and a ``header``: a JSON
-text with the format name and version, the kind of net, the input encoding
-it was trained for, its shapes, and what is known of its training. Loading
+A file is a compressed ``.npz`` holding its arrays and a ``header``: a JSON
+text with the format name and version, the kind of file, the input encoding
+it was made for, its shapes, and what is known of its making. Loading
 checks all of it and raises NetError with a sentence a user can act on.
 
 >>> import numpy as np, tempfile, pathlib
@@ -234,11 +237,47 @@ class TdNet:
         return out
 
 
+PHASE_NAMES = ("opening", "middle game", "end game")
+PHASE_RULES = ("development", "move")     # how the opening is told: see phase_weights
+
+
+def phase_weights(phase: np.ndarray, nets: int, *, home: np.ndarray | None = None,
+                  fullmove: np.ndarray | None = None) -> np.ndarray:
+    """(n, nets) blend weights of the phase nets (the core blends by the same
+    rule). End game: material phase (0..24, see the core's game_phase) 4 or
+    less, none from 12 up. Opening: by development, ``home`` men on their
+    starting squares (Board.home), all from 19, none at 10 or fewer (master
+    games' medians at moves 8 and 16); or, the rule of the nets trained
+    before it, by ``fullmove``, all up to move 8, none from move 16. Never in
+    the end game; the middle game takes the rest.
+
+    >>> phase_weights(np.array([24, 24, 8, 2]), 3, home=np.array([30, 14.5, 10, 2])).round(2).tolist()
+    [[1.0, 0.0, 0.0], [0.5, 0.5, 0.0], [0.0, 0.5, 0.5], [0.0, 0.0, 1.0]]
+    >>> phase_weights(np.array([24, 24]), 3, fullmove=np.array([5, 12])).round(2).tolist()
+    [[1.0, 0.0, 0.0], [0.5, 0.5, 0.0]]
+    """
+    if nets == 1:
+        return np.ones((len(phase), 1), np.float32)
+    if (home is None) == (fullmove is None):
+        raise ValueError("phase_weights needs one clock: home or fullmove")
+    end = np.clip((12.0 - phase) / 8.0, 0, 1)
+    clock = (np.asarray(home) - 10.0) / 9.0 if home is not None else (16.0 - np.asarray(fullmove)) / 8.0
+    opening = np.clip(clock, 0, 1) * (1 - end)
+    return np.stack([opening, 1 - opening - end, end], axis=1).astype(np.float32)
+
+
+def rule_weights(rule: str, phase: np.ndarray, nets: int, home: np.ndarray, fullmove: np.ndarray) -> np.ndarray:
+    """phase_weights under the phase rule ``rule`` (PHASE_RULES)."""
+    if rule not in PHASE_RULES:
+        raise ValueError(f"unknown phase rule {rule!r} ({', '.join(PHASE_RULES)})")
+    return phase_weights(phase, nets, **({"home": home} if rule == "development" else {"fullmove": fullmove}))
+
+
 PHASE_RULE_TEXT = {
     "development": "nets 3: end = clip((12 - phase) / 8), opening = clip((home - 10) / 9) * (1 - end), middle ="
-                   " the rest; home: men on their starting squares (engine/train/td_run.py phase_weights)",
+                   " the rest; home: men on their starting squares (engine/nets.py phase_weights)",
     "move": "nets 3: end = clip((12 - phase) / 8), opening = clip((16 - fullmove) / 8) * (1 - end), middle ="
-            " the rest (engine/train/td_run.py phase_weights)"}
+            " the rest (engine/nets.py phase_weights)"}
 
 
 def weights_fingerprint(pairs) -> str:
@@ -324,3 +363,97 @@ def load_td(path: Path) -> TdNet:
     f32 = lambda a: np.ascontiguousarray(a, np.float32)  # noqa: E731
     return TdNet(squares, f32(w1), f32(b1), f32(w2), f32(b2), float(scale),
                  {k: v for k, v in header.items() if k not in known}, base == "handwritten", phase, fingerprint)
+
+
+# --- the ChessMaps regions net (engine/train/regions.py trains it) ----------------
+
+REGIONS_ENCODING = "regions896"
+REGIONS_INPUTS = 2 * 64 + 12 * 64       # squares controlled by each side, where every piece stands
+DEFAULT_REGIONS = NETS_DIR / "regions.npz"
+
+
+@dataclass
+class RegionsNet:
+    """Which squares a quiet move acts on: a linear net with a sigmoid per square."""
+    weights: np.ndarray             # (REGIONS_INPUTS, 64) float32
+    bias: np.ndarray                # (64,) float32
+    info: dict = field(default_factory=dict)
+
+
+def save_regions(net: RegionsNet, path: Path) -> None:
+    header = {"format": FORMAT, "version": VERSION, "kind": "regions", "encoding": REGIONS_ENCODING,
+              "inputs": REGIONS_INPUTS, "outputs": 64,
+              "shapes": {"weights": list(net.weights.shape), "bias": list(net.bias.shape)}, **net.info}
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(path, header=np.array(json.dumps(header)), weights=net.weights.astype(np.float32),
+                        bias=net.bias.astype(np.float32))
+
+
+def load_regions(path: Path) -> RegionsNet:
+    """Load and check a regions net; NetError with a sentence if it is not one."""
+    header, arrays = read_header(path)
+    if header.get("kind") != "regions":
+        raise NetError(f"{path} holds a {header.get('kind')!r} file, not a regions net")
+    if header.get("encoding") != REGIONS_ENCODING:
+        raise NetError(f"{path} was trained for encoding {header.get('encoding')!r}; "
+                       f"this engine reads {REGIONS_ENCODING}")
+    weights, bias = arrays.get("weights"), arrays.get("bias")
+    if weights is None or bias is None or weights.shape != (REGIONS_INPUTS, 64) or bias.shape != (64,):
+        raise NetError(f"{path}: a regions net is ({REGIONS_INPUTS}, 64) weights and (64,) bias")
+    if not (np.isfinite(weights).all() and np.isfinite(bias).all()):
+        raise NetError(f"{path} holds values that are not finite numbers")
+    known = {"format", "version", "kind", "encoding", "inputs", "outputs", "shapes"}
+    return RegionsNet(weights.astype(np.float32), bias.astype(np.float32),
+                      {k: v for k, v in header.items() if k not in known})
+
+
+# --- the ChessMaps strategy database (engine/data/strategy.py builds it) ---------
+
+STRATEGY_ENCODING = "chessmaps-strategy/1"
+STRATEGY_KEYS = 6 * 64 * 64     # piece type x from x to, in the mover's frame
+PIECE_CODES = 13                # 0 empty, 1-6 our pawn..king, 7-12 theirs
+DEFAULT_STRATEGY = NETS_DIR / "strategy.npz"
+
+
+@dataclass
+class StrategyDb:
+    """Per move that begins a kept 3-ply path: the piece most often on each square after it."""
+    keys: np.ndarray                # (n,) int32 move keys, ascending
+    count: np.ndarray               # (n,) int32: kept paths begun by the move
+    popular: np.ndarray             # (n, 64) uint8 piece code most often on each square after the path
+    share: np.ndarray               # (n, 64) uint8 how often, of 255
+    info: dict = field(default_factory=dict)
+
+
+def save_strategy(db: StrategyDb, path: Path) -> None:
+    header = {"format": FORMAT, "version": VERSION, "kind": "strategy", "encoding": STRATEGY_ENCODING,
+              "shapes": {"keys": list(db.keys.shape), "count": list(db.count.shape),
+                         "popular": list(db.popular.shape), "share": list(db.share.shape)}, **db.info}
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(path, header=np.array(json.dumps(header)), keys=db.keys, count=db.count,
+                        popular=db.popular, share=db.share)
+
+
+def load_strategy(path: Path) -> StrategyDb:
+    """Load and check a strategy database; NetError with a sentence if it is not one."""
+    header, arrays = read_header(path)
+    if header.get("kind") != "strategy":
+        raise NetError(f"{path} holds a {header.get('kind')!r} file, not a strategy database")
+    if header.get("encoding") != STRATEGY_ENCODING:
+        raise NetError(f"{path} has encoding {header.get('encoding')!r}; this engine reads {STRATEGY_ENCODING}")
+    try:
+        keys, count, popular, share = (arrays[k] for k in ("keys", "count", "popular", "share"))
+    except KeyError:
+        raise NetError(f"{path} lacks one of its arrays") from None
+    n = len(keys)
+    if (keys.shape != (n,) or count.shape != (n,) or popular.shape != (n, 64) or share.shape != (n, 64)
+            or header.get("shapes", {}).get("popular") != [n, 64]):
+        raise NetError(f"{path}: shapes {keys.shape}, {count.shape}, {popular.shape}, {share.shape} do not fit")
+    if n and (keys.min() < 0 or keys.max() >= STRATEGY_KEYS or popular.max() >= PIECE_CODES
+              or (np.diff(keys) <= 0).any()):
+        raise NetError(f"{path} holds move keys or piece codes out of range")
+    known = {"format", "version", "kind", "encoding", "shapes"}
+    return StrategyDb(keys.astype(np.int32), count.astype(np.int32), popular.astype(np.uint8),
+                      share.astype(np.uint8), {k: v for k, v in header.items() if k not in known})

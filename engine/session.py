@@ -16,29 +16,24 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from engine import __version__
-from engine._core import (MAX_THREADS, TIME_MODES, Board, Searcher, endgame_rules_on, eval_trace,
-                          set_endgame_rules)
+from engine._core import Board, Searcher, endgame_rules_on, eval_trace, set_endgame_rules
 from engine.bench import DEFAULT_DEPTH, run_bench
 from engine.job import Job
-from engine.paths import NETS_DIR, user_data_dir
-from engine.options import Option, OptionError, Options
+from engine.options import (HASH_DEFAULT_MB, OPTIONS, Option, OptionError, Options, core_settings,
+                            needs_nmm)
+from engine.paths import NETS_DIR
 from engine.protocol import UciError, format_info, parse_position, search_limits
-from engine.timeman import DEFAULT_SLOW_MOVER
 
 ENGINE_NAME = f"nmm-chess {__version__}"
 AUTHOR = "the nmm-chess developers"
-NMM_MIN_DEPTH = 2         # the net is not asked this near the leaves (see nets/README.md)
 MAX_PERFT_DEPTH = 20
-HASH_DEFAULT_MB = 16
-# Chosen by games at 10+0.1 against history, the default before it: 810 games,
-# +33 +- 17 Elo (reports/nmm_search/README.md, "Let matches choose").
-DEFAULT_ORDERING = "chessmaps"
 
 
 @dataclass(frozen=True)
@@ -66,7 +61,8 @@ class Session:
         self.debug = False
         self._searcher: Searcher | None = None
         self._hash_mb = HASH_DEFAULT_MB     # the Hash value the table was last made with
-        self._suggested_hhweight = 0.0
+        self._nmm_file: str | None = None   # the NMMFile last read (or tried), None before any
+        self._suggested_hhweight: float | None = None   # the loaded net's history weight
         self._td_file: str | None = None    # the EvalFile the loaded TD net came from
         self._td_net = None
         self._td_id: str | None = None      # the loaded TD net file's hash (evaluation_id)
@@ -83,66 +79,26 @@ class Session:
     # --- options -------------------------------------------------------------
 
     def _option_table(self) -> list[Option]:
-        def configure(keyword: str, scale: float | None = None) -> CoreSetting:
-            return CoreSetting(self, keyword, scale)
-        return [
-            Option("Hash", "spin", HASH_DEFAULT_MB, 1, 8192, apply=self._set_hash),
-            Option("Threads", "spin", 1, 1, MAX_THREADS, apply=self._set_threads),
-            Option("Clear Hash", "button", apply=lambda _: self.searcher.clear_hash()),
-            Option("Ponder", "check", False),
-            Option("MultiPV", "spin", 1, 1, 256, apply=configure("multipv")),
-            Option("Move Overhead", "spin", 50, 0, 5000),
-            Option("SlowMover", "spin", DEFAULT_SLOW_MOVER, 10, 500),
-            Option("UCI_Chess960", "check", False, apply=self._set_chess960),
-            Option("MoveOrdering", "combo", DEFAULT_ORDERING,
-                   choices=("history", "nmm", "straight", "weighted", "chessmaps"), apply=configure("ordering")),
-            Option("NMMFile", "string", "nets/nmm.npz", apply=self._set_nmm_file),
-            Option("HistoryWeight", "spin", 0, 0, 1_000_000_000, apply=lambda _: self._apply_hhweight()),
-            Option("AdaptiveHistoryWeight", "check", False, apply=configure("adaptive")),
-            Option("AdaptiveBetaNN", "spin", 100, 0, 100_000, apply=configure("beta_nn", 1e-3)),
-            Option("AdaptiveBetaHH", "spin", 100, 0, 100_000, apply=configure("beta_hh", 1e-3)),
-            Option("MoveChains", "check", False, apply=configure("move_chains")),
-            Option("MoveTables", "check", False, apply=self._set_move_tables),
-            Option("MoveTableMoves", "spin", 1, 1, 4, apply=lambda _: self._apply_move_tables()),
-            Option("MoveTablesFile", "string", str(user_data_dir() / "movetables.npz"), apply=self._set_move_tables_file),
-            Option("ForwardPruning", "check", False, apply=self._set_forward_pruning),
-            Option("BeamWidth", "spin", 4, 1, 64, apply=configure("beam_width")),
-            Option("StrategyFile", "string", "nets/strategy.npz", apply=self._set_strategy_file),
-            Option("LongBranches", "check", False, apply=configure("long_branches")),
-            Option("ChessMapsRegions", "combo", "hand", choices=("hand", "net"), apply=self._set_regions),
-            Option("RegionsFile", "string", "nets/regions.npz", apply=self._set_regions_file),
-            Option("NMMMinDepth", "spin", NMM_MIN_DEPTH, 0, 64, apply=configure("nmm_min_depth")),
-            Option("NMMCutNodesOnly", "check", True, apply=configure("nmm_cut_nodes_only")),
-            Option("NMMReductions", "check", False, apply=configure("nmm_reductions")),
-            Option("NMMPruning", "check", False, apply=configure("nmm_pruning")),
-            Option("NMMLikedPermille", "spin", 200, 0, 1000, apply=configure("nmm_prob_high", 1e-3)),
-            Option("NMMDislikedPermille", "spin", 20, 0, 1000, apply=configure("nmm_prob_low", 1e-3)),
-            Option("NullMove", "check", True, apply=configure("null_move")),
-            Option("LateMoveReductions", "check", True, apply=configure("lmr")),
-            Option("FutilityPruning", "check", True, apply=configure("futility")),
-            Option("SEEPruning", "check", False, apply=configure("see_pruning")),
-            # On since its SPRT [0, 10] accepted H1 after 553 games at 10+0.1 against the
-            # engine with HistoryLMR: 573 games, +33.5 +- 19.2 Elo (README, Search options).
-            Option("SingularExtensions", "check", True, apply=configure("singular")),
-            Option("CounterMoves", "check", False, apply=configure("counter_moves")),
-            Option("Razoring", "check", False, apply=configure("razoring")),
-            Option("QSearchChecks", "check", False, apply=configure("qs_checks")),
-            Option("ProbCut", "check", False, apply=configure("probcut")),
-            Option("CutNodeLMR", "check", False, apply=configure("cut_node_lmr")),
-            # Part of the core before issue 14; switches so that games can say what they are worth.
-            Option("ImprovingMargins", "check", True, apply=configure("improving")),
-            Option("CheckExtension", "check", True, apply=configure("check_extension")),
-            # On since 1,008 games at 10+0.1 against off: +19.3 +- 15.4 Elo (README, Search options).
-            Option("ContinuationHistory", "check", True, apply=configure("cont_history")),
-            # On since its SPRT [0, 10] accepted H1 after 392 games at 10+0.1: +46.4 +- 23.6 Elo (README).
-            Option("HistoryLMR", "check", True, apply=configure("history_lmr")),
-            Option("HistoryPruning", "check", False, apply=configure("history_pruning")),
-            Option("TimeManagement", "combo", TIME_MODES[0], choices=TIME_MODES,
-                   apply=configure("time_management")),
-            Option("Eval", "combo", "handwritten", choices=("handwritten", "td"), apply=self._set_eval),
-            Option("EvalFile", "string", "nets/td.npz", apply=self._set_eval_file),
-            Option("EndgameRules", "check", True, apply=set_endgame_rules),
-        ]
+        """The declared options (engine.options.OPTIONS) bound to this session:
+        a core setting configures the searcher, the others take the effect
+        ``_effects`` names (an option with neither is read when a command needs it)."""
+        effects = self._effects()
+        return [replace(o, default=o.resolved(),
+                        apply=effects.get(o.name) or (CoreSetting(self, o.keyword, o.scale) if o.keyword else o.apply))
+                for o in OPTIONS]
+
+    def _effects(self) -> dict[str, Callable]:
+        """What setting an option does beyond one core setting: sizes, files, nets."""
+        return {
+            "Hash": self._set_hash, "Threads": self._set_threads,
+            "Clear Hash": lambda _: self.searcher.clear_hash(), "UCI_Chess960": self._set_chess960,
+            "NMMFile": self._set_nmm_file, "HistoryWeight": lambda _: self._apply_hhweight(),
+            "MoveTables": self._set_move_tables, "MoveTableMoves": lambda _: self._apply_move_tables(),
+            "MoveTablesFile": self._set_move_tables_file, "ForwardPruning": self._set_forward_pruning,
+            "StrategyFile": self._set_strategy_file, "ChessMapsRegions": self._set_regions,
+            "RegionsFile": self._set_regions_file, "Eval": self._set_eval, "EvalFile": self._set_eval_file,
+            "EndgameRules": set_endgame_rules,
+        }
 
     def core_settings(self) -> dict:
         """Every option that is one of the core's settings, as the keywords of
@@ -152,19 +108,18 @@ class Session:
         >>> Session(print).core_settings()["cont_history"]
         True
         """
-        return {option.apply.keyword: option.apply.core_value(self.options[option.name])
-                for option in self.options if isinstance(option.apply, CoreSetting)}
+        return core_settings(self.options.values)
 
     @property
     def searcher(self) -> Searcher:
         """Created on first use (by ``isready`` at the latest), so that ``uciok``
-        waits neither for the hash table nor for the net."""
+        waits for no hash table; the files the options name are read now, each
+        only if an option needs it (the default order reads no net)."""
         if self._searcher is None:
             self._searcher = Searcher(self._hash_mb)
             set_endgame_rules(self.options["EndgameRules"])    # builds the KPK table (50 ms) when on
             self._set_threads(self.options["Threads"])
-            self._searcher.configure(forward_pruning=self.options["ForwardPruning"],
-                                     **self.core_settings())
+            self._searcher.configure(**self.core_settings())
             if self.options["ForwardPruning"]:
                 self._load_strategy(self.options["StrategyFile"])
             if self.options["ChessMapsRegions"] == "net":
@@ -172,7 +127,8 @@ class Session:
             if self.options["MoveTables"]:
                 self._load_memory()
                 self._apply_move_tables()
-            self._load_nmm(self.options["NMMFile"])
+            self._apply_hhweight()
+            self._load_nets_needed()
             if self.options["Eval"] == "td":
                 try:
                     self._set_eval("td")
@@ -295,11 +251,10 @@ class Session:
     def _load_regions(self, path: str) -> None:
         """Load the regions net for the chessmaps order; on any problem say so
         and keep the hand rule."""
-        from engine.nets import NetError
-        from engine.train.regions import load
+        from engine.nets import NetError, load_regions
         resolved = self._file("RegionsFile", path)
         try:
-            net = load(resolved)
+            net = load_regions(resolved)
         except NetError as e:
             self.searcher.clear_regions()
             self.searcher.configure(regions_net=False)
@@ -316,11 +271,10 @@ class Session:
     def _load_strategy(self, path: str) -> None:
         """Load the strategy database the beam reads; on any problem say so
         and prune without popular squares."""
-        from engine.data.strategy import load
-        from engine.nets import NetError
+        from engine.nets import NetError, load_strategy
         resolved = self._file("StrategyFile", path)
         try:
-            db = load(resolved)
+            db = load_strategy(resolved)
         except NetError as e:
             self.searcher.clear_strategy()
             self.error(f"StrategyFile: {e}; forward pruning goes on without popular squares")
@@ -328,12 +282,20 @@ class Session:
         self.searcher.set_strategy(db.keys, db.popular, db.share)
 
     def _set_nmm_file(self, path: str) -> None:
-        if self._searcher is not None:
-            self._load_nmm(path)
+        if self._searcher is not None and (self._nmm_file is not None or needs_nmm(self.core_settings())):
+            self._load_nmm(path)        # a net in use (or one tried) is replaced at once
+
+    def _load_nets_needed(self) -> None:
+        """Read NMMFile the first time an option needs the net (an ordering
+        that scores with it, NMMReductions, NMMPruning), and never before:
+        it is the largest file the engine ships."""
+        if needs_nmm(self.core_settings()) and self._nmm_file != self.options["NMMFile"]:
+            self._load_nmm(self.options["NMMFile"])
 
     def _load_nmm(self, path: str) -> None:
         """Load the Neural MoveMap; on any problem say so and order by history."""
-        from engine.nets import DEFAULT_HHWEIGHT, NetError, load_nmm  # numpy: not before uciok
+        from engine.nets import DEFAULT_HHWEIGHT, NetError, load_nmm  # numpy: only once a net is read
+        self._nmm_file = path           # tried: a bad file is reported once, not at every option
         self._suggested_hhweight = DEFAULT_HHWEIGHT
         resolved = self._file("NMMFile", path)
         try:
@@ -389,9 +351,10 @@ class Session:
         """HistoryWeight is in millionths (UCI spins are integers, and useful
         weights lie near 0.001-0.01); 0 means the weight the net's file
         suggests (engine.nets.DEFAULT_HHWEIGHT if it suggests none)."""
-        searcher = self.searcher        # created with the net (and its suggestion) on first use
         micro = self.options["HistoryWeight"]
-        searcher.configure(hhweight=micro / 1e6 if micro else self._suggested_hhweight)
+        weight = micro / 1e6 if micro else self._suggested_hhweight
+        if weight is not None:          # None: no net read yet, and only a net's scores use the weight
+            self.searcher.configure(hhweight=weight)
 
     # --- quick commands ----------------------------------------------------------
 
@@ -408,6 +371,8 @@ class Session:
 
     def setoption(self, args: list[str]) -> None:
         self.options.set(args)
+        if self._searcher is not None:
+            self._load_nets_needed()    # MoveOrdering, NMMReductions or NMMPruning may now read the net
 
     def ucinewgame(self, args: list[str]) -> None:
         self.save_memory()
@@ -455,9 +420,12 @@ class Session:
 
     def nmm(self, args: list[str]) -> None:
         """Every legal move ranked by the Neural MoveMap, best first."""
-        if not self.searcher.has_nmm:
+        searcher = self.searcher
+        if self._nmm_file != self.options["NMMFile"]:
+            self._load_nmm(self.options["NMMFile"])     # read for the command if no option needed it
+        if not searcher.has_nmm:
             raise UciError("no NMM net is loaded (see the NMMFile option)")
-        for move, score in self.searcher.nmm_scores(self.board):
+        for move, score in searcher.nmm_scores(self.board):
             self.info_string(f"nmm {move} {score:.4f}")
 
     # --- long commands: each returns its last lines, which the caller writes
@@ -595,3 +563,51 @@ def bench_searcher(values: dict | None = None, send: Callable[[str], None] = lam
         yield session.searcher
     finally:
         set_endgame_rules(rules)
+
+
+def default_searcher(hash_mb: int = HASH_DEFAULT_MB, options: Mapping[str, Any] | None = None,
+                     **settings: Any) -> Searcher:
+    """A searcher as the engine makes its own: every option at its default
+    (engine/options.py), the endgame rules, the files the options need;
+    ``options`` (UCI option names: values, or their ``setoption`` text) set
+    before it is made, ``settings`` (Searcher.configure keywords) after, and
+    the Neural MoveMap loaded if the settings then read it. The lab's tools
+    that search start here, so that they search with the engine users run
+    unless told otherwise (a bare ``Searcher()`` has the core's own
+    settings: history order, no singular extensions, ...).
+
+    Sets the core-wide endgame switch, as the engine does. ValueError if an
+    option is unknown or a file it names cannot be used: the engine would
+    say so and play on, but a tool must not measure another engine.
+
+    >>> default_searcher(1).settings["ordering"]
+    'chessmaps'
+    >>> default_searcher(1, {"MoveOrdering": "history"}, singular=False).settings["singular"]
+    False
+    """
+    problems: list[str] = []
+    session = Session(problems.append)
+    for name, value in {"Hash": hash_mb, **(options or {})}.items():
+        option = session.options.option(name)
+        session.options.values[option.name] = option.parse(value) if isinstance(value, str) else value
+    session._hash_mb = session.options["Hash"]      # the table is made at that size, not resized
+    searcher = session.searcher
+    if settings:
+        searcher.configure(**settings)
+        if needs_nmm(searcher.settings) and not searcher.has_nmm:
+            session._load_nmm(session.options["NMMFile"])
+    if problems:
+        raise ValueError("; ".join(line.removeprefix("info string error: ") for line in problems))
+    return searcher
+
+
+def options_line(options: Mapping[str, Any] | None = None, settings: Mapping[str, Any] | None = None) -> str:
+    """What a tool searches with, in one line for its log.
+
+    >>> options_line()
+    'search options: the defaults of nmm-chess 0.1.0'
+    >>> options_line({"MoveOrdering": "history"}, {"singular": False})
+    'search options: the defaults of nmm-chess 0.1.0, with MoveOrdering=history, singular=False'
+    """
+    changed = [f"{k}={v}" for k, v in {**(options or {}), **(settings or {})}.items()]
+    return f"search options: the defaults of {ENGINE_NAME}" + (f", with {', '.join(changed)}" if changed else "")

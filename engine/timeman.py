@@ -18,7 +18,7 @@ HARD_FACTOR = 5         # the hard limit may stretch the soft one this much
 MAX_SHARE = 0.35        # but never more than this share of the clock on one move
 LOW_CLOCK_INCREMENTS = 10  # a clock below this many increments is "living on the increment"
 # The SlowMover option's default, percent of the allotment above. 150 against
-# 100 at 10+0.1 was an SPRT's H1 (README, "How much time a move gets"): at 100
+# 100 at 10+0.1 was an SPRT's H1 (reports/strength/README.md, "How much time a move gets"): at 100
 # the engine ended its games with half its clock unused.
 DEFAULT_SLOW_MOVER = 150
 

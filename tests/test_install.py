@@ -101,7 +101,8 @@ def test_a_stray_nets_folder_in_the_working_folder_does_not_replace_the_shipped_
     out = run_installed(installed, tmp_path, [], script).stdout.splitlines()
     assert not errors_in(out) and "readyok" in out
     # a relative path the user gives starts from the working folder
-    script = "uci\nsetoption name NMMFile value nets/mine.npz\nisready\nquit\n"
+    script = ("uci\nsetoption name NMMFile value nets/mine.npz\n"
+              "setoption name MoveOrdering value weighted\nisready\nquit\n")    # weighted reads the net
     (tmp_path / "nets" / "mine.npz").write_bytes(b"not a net either")
     out = run_installed(installed, tmp_path, [], script).stdout.splitlines()
     assert any(line.startswith("info string error: NMMFile: nets/mine.npz is not a readable weight file")

@@ -9,7 +9,7 @@ from engine.data.nmm import game_patterns
 from engine.data.patterns import PatternSet
 from engine.data.pgn import parse_game, split_games
 from engine.nets import NetError, NmmNet, load_nmm, save_nmm
-from engine.nmm_encoding import ENCODINGS, N_OUTPUTS, OUTPUT_INDEX, encode_inputs, encode_outputs
+from engine.train.nmm_encoding import ENCODINGS, N_OUTPUTS, OUTPUT_INDEX, encode_inputs, encode_outputs
 from engine.train.nmm import LinearMoveMap, TrainConfig, encode, evaluate, train
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -9,7 +9,7 @@ from engine._core import Board, Searcher
 from engine.data.nmm import game_patterns
 from engine.data.patterns import PatternSet
 from engine.nets import NetError, NmmNet, load_nmm, save_nmm
-from engine.nmm_encoding import ENCODINGS, N_OUTPUTS
+from engine.train.nmm_encoding import ENCODINGS, N_OUTPUTS
 from engine.train.nmm import HiddenMoveMap, encode
 from tests.test_nmm import GAMES, board_of
 

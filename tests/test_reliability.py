@@ -19,7 +19,7 @@ from uci_client import HANG_GUARD, Engine, answers, errors_in, transcript
 from engine._core import Board, Searcher, clear_stop
 from engine.bench import POSITIONS
 from engine.job import Job
-from engine.nmm_encoding import ENCODINGS, OUTPUT_INDEX
+from engine.train.nmm_encoding import ENCODINGS, OUTPUT_INDEX
 from engine.protocol import parse_go, search_limits
 from engine.session import Session
 

@@ -82,3 +82,28 @@ def test_the_default_ordering_is_chessmaps_from_the_first_search() -> None:
     default = nodes()
     assert default == nodes("setoption name MoveOrdering value chessmaps")
     assert default != nodes("setoption name MoveOrdering value history")
+
+
+def test_the_net_is_read_only_when_an_option_needs_it(tmp_path: Path) -> None:
+    """The default order reads no net (issue 40): isready leaves NMMFile
+    unread, a bad one unreported, until an ordering that scores with the net
+    is chosen; then it is read, and a bad file is reported as before."""
+    from engine.session import Session
+    lines: list[str] = []
+    session = Session(lines.append)
+    session.setoption(f"name NMMFile value {tmp_path / 'missing.npz'}".split())
+    session.isready([])
+    assert lines == ["readyok"] and not session.searcher.has_nmm
+    session.setoption("name MoveOrdering value straight".split())
+    assert any("NMMFile" in line and "falls back to history" in line for line in lines)
+    session.setoption("name NMMReductions value true".split())         # the same file: not read again
+    assert sum("NMMFile" in line for line in lines) == 1
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="peak memory is read from /proc")
+def test_an_engine_at_its_defaults_starts_without_the_nets_memory() -> None:
+    from engine.tools.engines import KNOWN
+    from engine.tools.startup import measure
+    default = measure(KNOWN["nmm"], trials=1, depth=2)
+    weighted = measure(KNOWN["nmm"], trials=1, setoptions=["setoption name MoveOrdering value weighted"], depth=2)
+    assert default["peak RSS at readyok, MiB"] + 15 < weighted["peak RSS at readyok, MiB"]

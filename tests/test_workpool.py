@@ -1,11 +1,11 @@
-"""engine/tools/workpool.py: every unit's result arrives once, here or on Ray,
+"""engine/data/workpool.py: every unit's result arrives once, here or on Ray,
 even when the worker running a unit dies."""
 import os
 from pathlib import Path
 
 import pytest
 
-from engine.tools.workpool import run_units
+from engine.data.workpool import run_units
 
 from conftest import RAY_HANG_GUARD
 

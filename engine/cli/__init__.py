@@ -22,5 +22,5 @@ def main(ctx: click.Context) -> None:
 
 for command in (run.uci, run.perft, run.bench_perft, run.bench_eval, run.bench, run.suite,
                 tools.match, tools.match_log, tools.tournament, tools.sweep, tools.tune, tools.latency,
-                tools.fuzz, data.data, train.train_group, study.study):
+                tools.startup, tools.fuzz, data.data, train.train_group, study.study):
     main.add_command(command)

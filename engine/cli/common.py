@@ -24,3 +24,27 @@ def require_runner(runner: str) -> None:
     if find(runner) is None:
         raise click.ClickException(f"{runner} is not on PATH nor in ~/.local/bin "
                                    "(../shared/tools/build-match-tools.sh builds it)")
+
+
+def engine_options(items: tuple[str, ...]) -> dict[str, str]:
+    """``--option NAME=VALUE`` items as UCI options (checked against the
+    engine's declaration); a usage error names a bad one."""
+    from engine.options import OPTIONS, OptionError
+    known = {o.name.lower(): o for o in OPTIONS}
+    options: dict[str, str] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        option = known.get(name.strip().lower())
+        if not sep or option is None:
+            raise click.BadParameter(f"{item!r}: give NAME=VALUE with a UCI option's name "
+                                     "(docs/options.md)", param_hint="--option")
+        try:
+            option.parse(value.strip())
+        except OptionError as e:
+            raise click.BadParameter(str(e), param_hint="--option") from None
+        options[option.name] = value.strip()
+    return options
+
+
+option_flag = click.option("--option", "option_items", multiple=True, metavar="NAME=VALUE",
+                           help="A UCI option on top of the engine's defaults (docs/options.md); repeatable.")

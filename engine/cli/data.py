@@ -5,6 +5,9 @@ from pathlib import Path
 
 import click
 
+from engine.cli.common import engine_options, option_flag
+from engine.options import EVALS
+
 
 @click.group()
 def data() -> None:
@@ -108,7 +111,7 @@ def data_texel(data_path: str | None, pgns: tuple[str, ...], out: str, games: in
 
 
 @data.command("endgame-starts")
-@click.option("--out", type=click.Path(dir_okay=False), default="reports/strength/endgame_starts.epd",
+@click.option("--out", type=click.Path(dir_okay=False), default="var/strength/endgame_starts.epd",
               show_default=True)
 @click.option("--per-kind", type=click.IntRange(1), default=25, show_default=True)
 @click.option("--seed", type=int, default=1, show_default=True)
@@ -125,7 +128,7 @@ def data_endgame_starts(out: str, per_kind: int, seed: int) -> None:
               help="CSV: fen, bestmove, score_cp, depth, nodes; finished batches wait in <out>.work.")
 @click.option("--depth", type=click.IntRange(1, 64), default=None, help="Search depth (or --nodes).")
 @click.option("--nodes", type=click.IntRange(1), default=None, help="Nodes per position (or --depth).")
-@click.option("--eval", "evaluation", type=click.Choice(["handwritten", "td"]), default="handwritten",
+@click.option("--eval", "evaluation", type=click.Choice(EVALS), default=EVALS[0],
               show_default=True)
 @click.option("--every", type=int, default=1, show_default=True, help="PGN input: every N-th position.")
 @click.option("--limit", type=int, default=None, help="Read at most this many positions.")
@@ -137,16 +140,20 @@ def data_endgame_starts(out: str, per_kind: int, seed: int) -> None:
               help="Run the batches on a Ray cluster (e.g. ray://head:10001; 'local' starts one here).")
 @click.option("--patterns", type=click.Path(dir_okay=False), default=None,
               help="Also write the labels as a pattern set (.npz) for 'train nmm --learn'.")
+@option_flag
 def data_label(positions: str, out: str, depth: int | None, nodes: int | None, evaluation: str, every: int,
                limit: int | None, sample: int | None, seed: int, batch: int, workers: int,
-               cluster: str | None, patterns: str | None) -> None:
+               cluster: str | None, patterns: str | None, option_items: tuple[str, ...]) -> None:
     """Label POSITIONS (EPD/FEN lines, or a PGN's games) with the engine's best move and score."""
     from engine.data.batches import sample_positions
     from engine.data.label import label, read_positions
+    from engine.session import options_line
     if not depth and not nodes:
         raise click.BadParameter("give --depth or --nodes")
+    options = engine_options(option_items)
+    click.echo(options_line({"Eval": evaluation, **options}), err=True)
     fens = sample_positions(read_positions(Path(positions), every, limit, last_move=True), sample, seed)
-    ran = label(fens, Path(out), depth, nodes, evaluation, batch, workers, cluster)
+    ran = label(fens, Path(out), depth, nodes, evaluation, batch, workers, cluster, options=options)
     click.echo(f"{len(fens)} positions in {out} ({ran} batches labelled now)")
     if patterns:
         from engine.data.label import to_patterns
@@ -172,9 +179,10 @@ def data_label(positions: str, out: str, depth: int | None, nodes: int | None, e
 @click.option("--workers", "-j", type=int, default=2, show_default=True, help="Local processes.")
 @click.option("--cluster", default=None, metavar="ADDRESS", help="Run the batches on a Ray cluster.")
 @click.option("--test-set", is_flag=True, help="The output is a test set (allows the TWIC games).")
+@option_flag
 def data_cutoffs(positions: str, out: str, depth: int, min_depth: int, min_ply: int, every: int,
                  limit: int | None, sample: int, seed: int, batch: int, workers: int,
-                 cluster: str | None, test_set: bool) -> None:
+                 cluster: str | None, test_set: bool, option_items: tuple[str, ...]) -> None:
     """Search POSITIONS (EPD/FEN lines, or a PGN's games) and record, at every node where a
     quiet move cut off, its quiet moves and the one that cut: the move picker's training data.
 
@@ -184,9 +192,12 @@ def data_cutoffs(positions: str, out: str, depth: int, min_depth: int, min_ply: 
     from engine.data.label import fen_ply, read_positions
     if "twic" in Path(positions).name.lower() and not test_set:
         raise click.BadParameter("the TWIC games are the outside test set: give --test-set, and never train on it")
+    from engine.session import options_line
+    options = engine_options(option_items)
+    click.echo(options_line(options), err=True)
     fens = [f for f in read_positions(Path(positions), every, limit) if fen_ply(f) >= min_ply]
     fens = sample_positions(fens, sample, seed)
-    samples, ran = collect(fens, Path(out), depth, min_depth, batch, workers, cluster)
+    samples, ran = collect(fens, Path(out), depth, min_depth, batch, workers, cluster, options=options)
     click.echo(f"{len(fens)} positions searched to depth {depth}: {samples} cut-off samples in {out} "
                f"({ran} batches run now)")
 

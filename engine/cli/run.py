@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from engine.options import EVALS
+
 
 @click.command()
 def uci() -> None:
@@ -107,7 +109,7 @@ def bench_eval(nets: tuple[str, ...], runs: int, depth: int | None) -> None:
 
 @click.command()
 @click.option("--depth", type=click.IntRange(1, 64), default=None, help="Search depth (default: the bench depth).")
-@click.option("--eval", "evaluation", type=click.Choice(["handwritten", "td"]), default="handwritten",
+@click.option("--eval", "evaluation", type=click.Choice(EVALS), default=EVALS[0],
               show_default=True, help="The evaluation to search with.")
 @click.option("--eval-file", type=click.Path(dir_okay=False), default=None,
               help="The TD net for --eval td (default: the shipped nets/td.npz).")

@@ -51,9 +51,11 @@ def study_evaluators(nets_dir: str, out: str | None, only: str, games: int, dept
 def study_chessmaps(games_file: str | None, games: int, depths: str, out: str) -> None:
     """Nodes to fixed depths over full games' positions: orderings, move chains, move tables."""
     from engine.perft import data_dir
-    from engine.study.chessmaps import GAMES_FILE, game_positions, run
+    from engine.session import options_line
+    from engine.study.chessmaps import BASE_OPTIONS, GAMES_FILE, game_positions, run
     fens = game_positions(Path(games_file) if games_file else data_dir() / "games" / GAMES_FILE, games)
     click.echo(f"{len(fens)} positions from {games} games")
+    click.echo(f"{options_line(BASE_OPTIONS)}; each variant's settings on top", err=True)
     run(fens, [int(d) for d in depths.split(",")], Path(out), log=click.echo)
 
 
@@ -77,7 +79,9 @@ def study_ordering(sets: str, net: str, out: str, positions: int, depth: int, de
                    min_depth: int, cut_nodes_only: bool, sweep: bool, weights: str, seed: int,
                    jobs: int) -> None:
     """Node counts of every ordering mode against history, by depth; weight sweep; overhead."""
+    from engine.session import options_line
     from engine.study.ordering import hhweight_sweep, ordering_study
+    click.echo(f"{options_line()}; each mode's settings and the net of --net on top", err=True)
     depth = 11 if deep else depth
     rows = ordering_study(Path(sets), Path(net), Path(out), positions, depth, seed, jobs, min_depth,
                           suffix="_deep" if deep else "", cut_only=cut_nodes_only)
@@ -107,7 +111,9 @@ def study_overhead(sets: str, net: str, out: str, positions: int, depth: int, hh
                    min_depths: str, repeats: int, seed: int) -> None:
     """The net's time cost per node at each NMMMinDepth, asked at every node or at PV
     and cut nodes only (modes interleaved, one process)."""
+    from engine.session import options_line
     from engine.study.ordering import overhead_study
+    click.echo(f"{options_line()}; each mode's settings and the net of --net on top", err=True)
     modes = {"history": {"ordering": "history"}}
     for md in (int(x) for x in min_depths.split(",")):
         for where, cut_only in (("all nodes", False), ("cut nodes", True)):
@@ -128,14 +134,17 @@ def study_overhead(sets: str, net: str, out: str, positions: int, depth: int, hh
 @click.option("--depth", type=int, default=11, show_default=True)
 @click.option("--rounds", type=int, default=1, show_default=True, help="Rounds (times: the median).")
 @click.option("--config", "configs", multiple=True, required=True,
-              help="name:key=value,... (Searcher.configure keywords, net=PATH, hash=MB); the first is the reference.")
+              help="name:key=value,... (Searcher.configure keywords on top of the engine's defaults, net=PATH, "
+                   "hash=MB); the first is the reference.")
 @click.option("--out", type=click.Path(dir_okay=False), default="reports/nmm_search/tree_size.csv",
               show_default=True)
 def study_tree_size(positions_file: str, count: int, seed: int, depth: int, rounds: int,
                     configs: tuple[str, ...], out: str) -> None:
     """Nodes, time per node and time to each depth of search configurations, against the first."""
+    from engine.session import options_line
     from engine.study.tree_size import (held_out_positions, parse_config, summary_lines, tree_size_study,
                                         write)
+    click.echo(f"{options_line()}; each configuration's settings on top", err=True)
     fens = held_out_positions(Path(positions_file), count, seed)
     rows = tree_size_study(fens, [parse_config(c) for c in configs], depth, rounds)
     write(rows, Path(out))
@@ -157,8 +166,8 @@ def study_tree_size(positions_file: str, count: int, seed: int, depth: int, roun
               help="Thread counts, the first the reference.")
 @click.option("--rounds", type=int, default=3, show_default=True, help="Rounds (times: the median).")
 @click.option("--hash", "hash_mb", type=int, default=64, show_default=True)
-@click.option("--config", "config", default="ordering=chessmaps,nmm_min_depth=2", show_default=True,
-              help="Searcher.configure keywords (default: the engine's own defaults).")
+@click.option("--config", "config", default="", show_default=True,
+              help="Searcher.configure keywords on top of the engine's defaults.")
 @click.option("--variant", "variants", multiple=True,
               help="More keywords on top of --config, run with the thread counts above 1 only, against "
                    "the same one-thread reference (e.g. helper_depths=pattern-jump); repeatable.")
@@ -172,7 +181,9 @@ def study_threads(positions_file: str | None, count: int, seed: int, depth: int,
     from engine.perft import data_dir
     from engine.study.threads import middle_game_positions, summary_lines, threads_study, write
     from engine.study.tree_size import parse_config
+    from engine.session import options_line
     options = parse_config(f"engine:{config}").options
+    click.echo(options_line(settings=options), err=True)
     threads = [int(t) for t in thread_counts.split(",")]
     extra = [parse_config(f"variant:{v}").options for v in variants]
     sets = [("bench", POSITIONS, bench_depth or DEFAULT_DEPTH)]

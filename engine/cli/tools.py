@@ -268,6 +268,25 @@ def latency(trials: int, threads: int, engine_spec: str) -> None:
 
 
 @click.command()
+@click.option("--trials", type=int, default=15, show_default=True)
+@click.option("--depth", type=click.IntRange(1, 64), default=10, show_default=True,
+              help="The search after readyok, for the memory a game holds.")
+@click.option("--engine", "engine_spec", default="nmm", show_default=True,
+              help="Engine spec (see match), options included: 'nmm:MoveOrdering=weighted', or another "
+                   "build: 'python OTHER/uci_main.py'.")
+def startup(trials: int, depth: int, engine_spec: str) -> None:
+    """Launch to readyok (median) and peak memory (largest) of the engine as a GUI starts it."""
+    from engine.tools.engines import parse_spec
+    from engine.tools.startup import measure
+    spec = parse_spec(engine_spec)
+    setoptions = [f"setoption name {name} value {value}" for name, value in spec.options.items()]
+    click.echo(f"{' '.join(spec.command)}{''.join(f'; {line}' for line in setoptions)}: {trials} trials "
+               "(times: median, memory: largest)")
+    for what, value in measure(spec.command, trials, setoptions, depth).items():
+        click.echo(f"{what:36} {value:7.1f}")
+
+
+@click.command()
 @click.option("--lines", type=int, default=5000, show_default=True, help="Lines to send.")
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--engine", "engine_spec", default="nmm", show_default=True,

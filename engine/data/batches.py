@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.tools.workpool import run_units
+from engine.data.workpool import run_units
 
 
 def sample_positions(fens: list[str], count: int | None, seed: int) -> list[str]:

@@ -1,7 +1,9 @@
 """``nmm-chess data cutoffs``: the move picker's own decisions as training data.
 
 Each position is searched to a fixed depth from empty tables with cut-off
-recording on (ext/cutoffs.pxi). Every node where a quiet move failed high
+recording on (ext/cutoffs.pxi), by the engine users run (its default
+options; ``--option NAME=VALUE`` sets others; the sets recorded before
+issue 40 searched with the core's own settings, history order among them). Every node where a quiet move failed high
 gives one sample: the position, all its quiet moves (the moves the quiet
 stage ranks), and the one that cut off as the label. A net trained on these
 learns which quiet move refutes, the decision the picker makes, instead of
@@ -57,11 +59,13 @@ def to_patterns(c: dict, index: np.ndarray, source: np.ndarray) -> tuple[Pattern
     return patterns, c["depth"][index].copy(), c["tried"][index].copy()
 
 
-def cutoff_batch(unit: tuple[list[tuple[int, str]], int, int]) -> dict:
-    """Search each (index, FEN) of the unit to ``depth``; the deduplicated cut-offs as arrays."""
-    from engine._core import Board, Searcher
-    positions, depth, min_depth = unit
-    searcher = Searcher(hash_mb=16)
+def cutoff_batch(unit: tuple[list[tuple[int, str]], int, int, dict]) -> dict:
+    """Search each (index, FEN) of the unit to ``depth`` with the engine at its
+    default options (UCI ``options`` on top); the deduplicated cut-offs as arrays."""
+    from engine._core import Board
+    from engine.session import default_searcher
+    positions, depth, min_depth, options = unit
+    searcher = default_searcher(16, options)
     searcher.record_cutoffs(CAPACITY, min_depth)
     parts, dropped = [], 0
     for source, fen in positions:
@@ -101,11 +105,15 @@ def merge(parts: list[tuple[PatternSet, np.ndarray, np.ndarray]]) -> tuple[Patte
 
 
 def collect(positions: list[str], out: Path, depth: int, min_depth: int = 2, batch: int = 64,
-            workers: int = 2, cluster: str | None = None, progress: bool = True) -> tuple[int, int]:
-    """Search ``positions`` and write their cut-offs to ``out``; (samples, batches run now)."""
+            workers: int = 2, cluster: str | None = None, progress: bool = True,
+            options: dict | None = None) -> tuple[int, int]:
+    """Search ``positions`` with the engine at its default options (``options``:
+    UCI options on top) and write their cut-offs to ``out``; (samples, batches run now)."""
+    options = dict(options or {})
+    # The options are part of the job, as in data label: another engine's batches are refused.
     job = {"positions": len(positions), "first": positions[:1], "depth": depth, "min_depth": min_depth,
-           "batch": batch}
-    paths, ran = run_batches(cutoff_batch, list(enumerate(positions)), (depth, min_depth),
+           "batch": batch, "options": options}
+    paths, ran = run_batches(cutoff_batch, list(enumerate(positions)), (depth, min_depth, options),
                              out.with_name(out.name + ".work"), job, batch, save_arrays, ".npz",
                              workers, cluster, progress)
     patterns, depths, tried = merge([load_cutoffs(p) for p in paths])

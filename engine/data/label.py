@@ -1,7 +1,8 @@
 """``nmm-chess data label``: positions labelled by the engine's own search.
 
 Each position gets the best move and score of a search to a fixed depth or
-node count, from empty tables (so a label does not depend on which worker
+node count by the engine users run (its default options, and any UCI
+options given on top: ``--option MoveOrdering=history``), from empty tables (so a label does not depend on which worker
 searched it, nor on what it searched before): the engine-labelled learning
 sets of the NMM paper, and targets for evaluation training. Positions come
 from an EPD/FEN file (one per line) or from the games of a PGN file; a game's
@@ -82,14 +83,12 @@ def board_of(position: str) -> "Board":
     return board
 
 
-def label_batch(unit: tuple[list[str], int | None, int | None, str]) -> list[list]:
-    """Search each position of the unit (positions, depth, nodes, evaluation) from empty tables."""
-    from engine._core import Searcher
-    fens, depth, nodes, evaluation = unit
-    searcher = Searcher(hash_mb=16)
-    if evaluation == "td":
-        from engine.nets import DEFAULT_TD, load_td
-        load_td(DEFAULT_TD).install(searcher)
+def label_batch(unit: tuple[list[str], int | None, int | None, str, dict]) -> list[list]:
+    """Search each position of the unit (positions, depth, nodes, evaluation,
+    UCI options on top of the engine's defaults) from empty tables."""
+    from engine.session import default_searcher
+    fens, depth, nodes, evaluation, options = unit
+    searcher = default_searcher(16, {"Eval": evaluation, **options})
     rows = []
     for position in fens:
         searcher.clear()
@@ -103,14 +102,21 @@ def label_batch(unit: tuple[list[str], int | None, int | None, str]) -> list[lis
 
 
 def label(positions: list[str], out: Path, depth: int | None, nodes: int | None, evaluation: str = "handwritten",
-          batch: int = 256, workers: int = 2, cluster: str | None = None, progress: bool = True) -> int:
-    """Label ``positions`` into ``out`` (CSV); returns how many batches ran now."""
+          batch: int = 256, workers: int = 2, cluster: str | None = None, progress: bool = True,
+          options: dict | None = None) -> int:
+    """Label ``positions`` into ``out`` (CSV) with the engine at its default
+    options (``options``: UCI options set on top); returns how many batches ran now."""
     if not depth and not nodes:
         raise ValueError("give a depth or a node count")
-    job = {"positions": len(positions), "depth": depth, "nodes": nodes, "evaluation": evaluation, "batch": batch}
-    paths, ran = run_batches(label_batch, positions, (depth, nodes, evaluation), out.with_name(out.name + ".work"),
-                             job, batch, lambda path, rows: path.write_text(json.dumps(rows)), ".json",
-                             workers, cluster, progress)
+    options = dict(options or {})
+    # The options are part of the job: batches of another engine (or of the core's own
+    # defaults, before labels took the engine's) are refused, never mixed in.
+    job = {"positions": len(positions), "depth": depth, "nodes": nodes, "evaluation": evaluation, "batch": batch,
+           "options": options}
+    paths, ran = run_batches(label_batch, positions, (depth, nodes, evaluation, options),
+                             out.with_name(out.name + ".work"), job, batch,
+                             lambda path, rows: path.write_text(json.dumps(rows)), ".json", workers, cluster,
+                             progress)
     with out.open("w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["fen", "bestmove", "score_cp", "depth", "nodes", "position"])

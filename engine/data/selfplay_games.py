@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.data.selfplay import RECORD, batch_paths, write_batch
-from engine.tools.workpool import run_units
+from engine.data.workpool import run_units
 
 DEFAULT_OPENINGS = "openings/2moves_v1.epd"       # under engine.perft.data_dir()
 MAX_PLIES = 600                                     # match.py's: a draw at this many plies
@@ -92,11 +92,11 @@ def engine_for(eval_file: str | None):
     default options, with the TD net of ``eval_file`` installed if one is given."""
     if eval_file not in _SEARCHERS:
         from engine.nets import handwritten_fingerprint, load_td
-        from engine.session import Session
-        messages: list[str] = []
-        searcher = Session(messages.append).searcher
-        if messages:
-            raise RuntimeError(f"the engine did not start at its defaults: {'; '.join(messages)}")
+        from engine.session import default_searcher
+        try:
+            searcher = default_searcher()
+        except ValueError as e:
+            raise RuntimeError(f"the engine did not start at its defaults: {e}") from None
         evaluation = f"handwritten:{handwritten_fingerprint()}"
         if eval_file:
             load_td(Path(eval_file)).install(searcher)

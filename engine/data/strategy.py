@@ -14,8 +14,9 @@ quiet moves that the database knows are added up into one board of popular
 pieces, and a quiet move that takes a piece to a square where that kind of
 piece of ours is popular is kept (``FP_POPULAR``, ext/forward_pruning.pxi).
 
-File: ``nets/strategy.npz``, checked on loading like a net (format,
-version, kind ``strategy``, encoding, shapes).
+File: ``nets/strategy.npz``, written and read (checked like a net: format,
+version, kind ``strategy``, encoding, shapes) by engine/nets.py, where the
+engine, which reads it, finds it.
 
 >>> move_key(chess.Move.from_uci("g1f3"), chess.KNIGHT, chess.WHITE)
 4501
@@ -24,22 +25,22 @@ version, kind ``strategy``, encoding, shapes).
 """
 from __future__ import annotations
 
-import json
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import chess
 import numpy as np
 
 from engine.data.pgn import batches, parse_game, read_text, split_games
-from engine.nets import FORMAT, VERSION, NetError, read_header
+# The file format is the engine's (engine/nets.py): the lab writes and reads it through the floor,
+# under the names it had here.
+from engine.nets import DEFAULT_STRATEGY as DEFAULT  # noqa: F401
+from engine.nets import PIECE_CODES, StrategyDb
+from engine.nets import STRATEGY_KEYS as KEYS
+from engine.nets import load_strategy as load  # noqa: F401
+from engine.nets import save_strategy as save  # noqa: F401
 
-ENCODING = "chessmaps-strategy/1"
-KEYS = 6 * 64 * 64              # piece type x from x to, in the mover's frame
-PIECE_CODES = 13                # 0 empty, 1-6 our pawn..king, 7-12 theirs
 BOARDS_PER_MOVE = 400           # boards summed per move at most (opening moves recur thousands of times)
-DEFAULT = Path(__file__).resolve().parent.parent.parent / "nets" / "strategy.npz"
 
 
 def move_key(move: chess.Move, piece: chess.PieceType, color: chess.Color) -> int:
@@ -90,15 +91,6 @@ def _work(texts: list[str]) -> list[tuple[np.ndarray, np.ndarray]]:
     return out
 
 
-@dataclass
-class StrategyDb:
-    keys: np.ndarray                # (n,) int32 move keys, ascending
-    count: np.ndarray               # (n,) int32: kept paths begun by the move
-    popular: np.ndarray             # (n, 64) uint8 piece code most often on each square after the path
-    share: np.ndarray               # (n, 64) uint8 how often, of 255
-    info: dict = field(default_factory=dict)
-
-
 def build(files: list[Path], games: int, min_count: int = 3, jobs: int = 2, log=print) -> StrategyDb:
     """Count the paths of the first ``games`` games of ``files`` and keep those seen ``min_count`` times."""
     texts: list[str] = []
@@ -139,34 +131,3 @@ def build(files: list[Path], games: int, min_count: int = 3, jobs: int = 2, log=
                       {"games": len(texts), "files": [p.name for p in files], "min_count": min_count,
                        "paths": int(len(counts)), "paths_kept": int((counts >= min_count).sum()),
                        "boards_per_move": BOARDS_PER_MOVE})
-
-
-def save(db: StrategyDb, path: Path) -> None:
-    header = {"format": FORMAT, "version": VERSION, "kind": "strategy", "encoding": ENCODING,
-              "shapes": {"keys": list(db.keys.shape), "count": list(db.count.shape),
-                         "popular": list(db.popular.shape), "share": list(db.share.shape)}, **db.info}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(path, header=np.array(json.dumps(header)), keys=db.keys, count=db.count,
-                        popular=db.popular, share=db.share)
-
-
-def load(path: Path) -> StrategyDb:
-    """Load and check a strategy database; NetError with a sentence if it is not one."""
-    header, arrays = read_header(path)
-    if header.get("kind") != "strategy":
-        raise NetError(f"{path} holds a {header.get('kind')!r} file, not a strategy database")
-    if header.get("encoding") != ENCODING:
-        raise NetError(f"{path} has encoding {header.get('encoding')!r}; this engine reads {ENCODING}")
-    try:
-        keys, count, popular, share = (arrays[k] for k in ("keys", "count", "popular", "share"))
-    except KeyError:
-        raise NetError(f"{path} lacks one of its arrays") from None
-    n = len(keys)
-    if (keys.shape != (n,) or count.shape != (n,) or popular.shape != (n, 64) or share.shape != (n, 64)
-            or header.get("shapes", {}).get("popular") != [n, 64]):
-        raise NetError(f"{path}: shapes {keys.shape}, {count.shape}, {popular.shape}, {share.shape} do not fit")
-    if n and (keys.min() < 0 or keys.max() >= KEYS or popular.max() >= PIECE_CODES or (np.diff(keys) <= 0).any()):
-        raise NetError(f"{path} holds move keys or piece codes out of range")
-    known = {"format", "version", "kind", "encoding", "shapes"}
-    return StrategyDb(keys.astype(np.int32), count.astype(np.int32), popular.astype(np.uint8),
-                      share.astype(np.uint8), {k: v for k, v in header.items() if k not in known})

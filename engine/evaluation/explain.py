@@ -10,8 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine._core import FEATURE_NAMES, Board
-from engine.nets import TdNet
-from engine.train.td_run import PHASE_NAMES, rule_weights
+from engine.nets import PHASE_NAMES, TdNet, rule_weights
 
 PIECES = ["pawn", "knight", "bishop", "rook", "queen", "king"]
 

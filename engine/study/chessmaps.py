@@ -6,7 +6,7 @@ depth 5). Two groups of runs, node counts against the history heuristic:
 
 - orderings (``MoveOrdering``: history, weighted, chessmaps with the hand
   rule's regions and with the regions net's; the engine's defaults
-  otherwise, ``NMMMinDepth`` 2, and chessmaps at every depth too),
+  otherwise (``default_searcher``), and chessmaps at every depth too),
   each search on cleared tables, so every count is reproducible;
 - memory: the move chains (short-term: cleared with the hash table before
   each position) and the move tables with 1, 2 or 4 table moves a node
@@ -72,32 +72,29 @@ def game_positions(path: Path, games: int) -> list[str]:
     return found
 
 
-def engine_searcher(hash_mb: int = 16) -> Searcher:
-    """A searcher as the UCI engine makes it: the shipped NMM with its history
-    weight, NMMMinDepth at its default."""
-    from engine.nets import DEFAULT_NMM, load_nmm
-    from engine.session import NMM_MIN_DEPTH
-    searcher = Searcher(hash_mb=hash_mb)
-    net = load_nmm(DEFAULT_NMM)
-    net.install(searcher)
-    searcher.configure(nmm_min_depth=NMM_MIN_DEPTH, hhweight=net.suggested_hhweight)
-    return searcher
+# Every variant starts from the engine's defaults with the study's reference order;
+# a variant's own settings go on top (engine.session.default_searcher).
+BASE_OPTIONS = {"MoveOrdering": "history"}
+
+
+def variant_searcher(config: dict, hash_mb: int = 16) -> Searcher:
+    """A searcher as the UCI engine makes it, ordering by history unless
+    ``config`` says otherwise; ``strategy`` and ``regions`` in it load the
+    shipped strategy database and regions net, as ForwardPruning and
+    ChessMapsRegions net do."""
+    from engine.session import default_searcher
+    config = dict(config)
+    options = dict(BASE_OPTIONS)
+    if config.pop("strategy", False):
+        options["ForwardPruning"] = True
+    if config.pop("regions", False):
+        options["ChessMapsRegions"] = "net"
+    return default_searcher(hash_mb, options, **config)
 
 
 def nodes(fens: list[str], depth: int, config: dict, hash_mb: int = 16) -> tuple[int, dict, dict, dict]:
     """Total nodes over ``fens`` in order; the move-table, pruning and long-branch counters at the end."""
-    searcher = engine_searcher(hash_mb)
-    config = dict(config)
-    if config.pop("strategy", False):
-        from engine.data.strategy import DEFAULT, load
-        db = load(DEFAULT)
-        searcher.set_strategy(db.keys, db.popular, db.share)
-    if config.pop("regions", False):
-        from engine.train import regions
-        net = regions.load(regions.DEFAULT)
-        searcher.set_regions(net.weights, net.bias)
-        config["regions_net"] = True
-    searcher.configure(**config)
+    searcher = variant_searcher(config, hash_mb)
     total = 0
     for fen in fens:
         searcher.clear()                # hash, history, killers, chains; the tables stay

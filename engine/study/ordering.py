@@ -69,9 +69,12 @@ def test_positions(sets: Path, name: str, count: int, seed: int) -> list[str]:
 
 
 def configured_searcher(net: NmmNet | None, config: dict, hash_mb: int = 16) -> Searcher:
-    """A Searcher with ``net`` loaded and ``config`` applied; a missing or zero
-    ``hhweight`` means the net's suggestion."""
-    searcher = Searcher(hash_mb)
+    """A Searcher as the engine makes its own (its default options), with
+    ``net`` loaded and ``config`` (Searcher.configure keywords) on top; a
+    missing or zero ``hhweight`` means the net's suggestion. Without a net,
+    an order that needs one searches as history does."""
+    from engine.session import default_searcher
+    searcher = default_searcher(hash_mb)    # the default order reads no net: ``net`` is the only one
     if net is not None:
         net.install(searcher)
         searcher.configure(hhweight=float(config.get("hhweight") or net.suggested_hhweight))

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from engine._core import Board, Searcher
+from engine.session import default_searcher
 from engine.study.ordering import held_out_positions, write_csv
 
 
@@ -46,8 +47,8 @@ def threads_study(fens: list[str], threads: list[int], depth: int, rounds: int =
     """One row per thread count: seconds (median over rounds), nodes, and the
     speed-up and node ratio against the first thread count, with the
     quartiles of the speed-up position by position (each position's time
-    summed over the rounds). ``options``: Searcher.configure keywords (the
-    engine's defaults, say). ``variants``: more keywords on top of
+    summed over the rounds). ``options``: Searcher.configure keywords on top
+    of the engine's defaults (engine.session.default_searcher). ``variants``: more keywords on top of
     ``options``, each searched with the thread counts above 1 only, taking
     turns with the others and measured against the same first thread count
     (to compare helper rules without a second one-thread run): a row each,
@@ -55,8 +56,7 @@ def threads_study(fens: list[str], threads: list[int], depth: int, rounds: int =
     runs = [(n, {}) for n in threads] + [(n, v) for v in variants for n in threads if n > 1]
     searchers = []
     for n, variant in runs:
-        searcher = Searcher(hash_mb)
-        searcher.configure(**{**(options or {}), **variant})
+        searcher = default_searcher(hash_mb, **{**(options or {}), **variant})
         searcher.set_threads(n)
         searchers.append(searcher)
     per_position = np.zeros((rounds, len(fens), len(runs)))

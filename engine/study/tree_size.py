@@ -10,7 +10,8 @@ nodes, time per node, and time to depth. The median over rounds is taken for
 times; node counts are the same every round.
 
 A configuration is ``name:key=value,key=value``: Searcher.configure keywords
-(``ordering=weighted``, ``nmm_min_depth=2``, ...) plus ``net=PATH`` (a
+(``ordering=weighted``, ``nmm_min_depth=2``, ...) on top of the engine's
+default options (engine.session.default_searcher), plus ``net=PATH`` (a
 Neural MoveMap file) and ``hash=MB``.
 """
 from __future__ import annotations

@@ -20,11 +20,12 @@ import click
 from engine._core import Board, Searcher
 from engine.bench import POSITIONS
 from engine.nets import load_td
+from engine.session import default_searcher, options_line
 
 
 def eval_costs(net) -> dict[str, float]:
     """Median nanoseconds over the bench positions: handwritten, TD features, whole TD, one net."""
-    searcher = Searcher(hash_mb=1)
+    searcher = default_searcher(1)
     net.install(searcher)
     costs = [searcher.eval_cost(Board(fen), 5000) for fen in POSITIONS]
     return {name: median(c[i] for c in costs) for i, name in enumerate(("handwritten", "features", "td", "net"))}
@@ -46,10 +47,11 @@ def bench_round(searchers: dict[str, Searcher], depth: int) -> dict[str, tuple[i
 
 def run(nets: list[Path], runs: int, depth: int) -> None:
     loaded = {path.name: load_td(path) for path in nets}
-    searchers = {"handwritten": Searcher(16)}
+    searchers = {"handwritten": default_searcher(16)}     # the engine's defaults; each net on top
     for name, net in loaded.items():
-        searchers[name] = Searcher(16)
+        searchers[name] = default_searcher(16)
         net.install(searchers[name])
+    click.echo(options_line(), err=True)
     nps: dict[str, list[float]] = {name: [] for name in searchers}
     nodes: dict[str, int] = {}
     for r in range(runs):

@@ -439,7 +439,7 @@ def starts_from(game: chess.pgn.Game, opening: chess.Board) -> bool:
 
 def play_pair(unit: PairUnit) -> list[GameResult]:
     """The two games of ``unit`` (A white, then A black), on the machine that
-    runs it (engine/tools/workpool.py)."""
+    runs it (engine/data/workpool.py)."""
     summary = run_match(here(unit.a), here(unit.b), [unit.opening()], unit.base, unit.inc, 1, unit.adjudicate,
                         depth=unit.depth, nodes=unit.nodes)
     if sorted(g.a_white for g in summary.games) != [False, True]:

@@ -98,8 +98,8 @@ def run(points: list[dict[str, str]], measure: Callable[[dict[str, str]], dict],
     """Measure the points not yet in ``out/points.json``, saving each as it
     finishes. ``measure`` is called with a point; with ``workers`` > 1 or a
     ``cluster`` it must pickle (a module-level function, or a partial of one),
-    and the points run as units of engine/tools/workpool.py."""
-    from engine.tools.workpool import run_units, save_json
+    and the points run as units of engine/data/workpool.py."""
+    from engine.data.workpool import run_units, save_json
     out.mkdir(parents=True, exist_ok=True)
     store = out / "points.json"
     done: dict[str, dict] = json.loads(store.read_text()) if store.exists() else {}

@@ -27,7 +27,7 @@ import chess
 from engine.tools.engines import EngineSpec
 from engine.tools.match import game_writer, read_games, rewrite_pgn, run_match
 from engine.tools.sprt import score_elo
-from engine.tools.workpool import save_json
+from engine.data.workpool import save_json
 
 SEPARATOR = " vs "
 
@@ -157,12 +157,12 @@ def play_units(specs: dict[str, EngineSpec], pairings: list[tuple[str, str]], op
                base: float, inc: float, depth: int | None, store: Path, log: Callable[[str], None],
                cluster: str) -> dict[str, list[float]]:
     """Every game pair (one opening, both colours) of the pairings not yet in
-    ``store`` as a unit of engine/tools/workpool.py. Each finished pair is
+    ``store`` as a unit of engine/data/workpool.py. Each finished pair is
     saved at once in ``units.json`` beside ``store``, and a pairing whose
     pairs are all in moves to ``store``: a lost worker's pair is played
     again, a finished one is never played or counted twice."""
     from engine.tools.match import PairUnit, play_pair
-    from engine.tools.workpool import run_units
+    from engine.data.workpool import run_units
     pairs = load_pairs(store)
     unit_store = store.with_name("units.json")
     done: dict[str, list[float]] = json.loads(unit_store.read_text()) if unit_store.exists() else {}

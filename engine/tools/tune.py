@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from engine.tools.workpool import save_json
+from engine.data.workpool import save_json
 
 ALPHA, GAMMA = 0.602, 0.101
 
@@ -132,11 +132,11 @@ def play_pairs(spec, openings: list, pairs: int, base: float, inc: float, depth:
                spins: set[str], params: list[Param], seed: int, cluster: str | None = None):
     """A ``play`` function for ``tune``: ``pairs`` openings drawn for each step,
     each with both colours, the engine with theta+ against itself with theta-;
-    with ``cluster``, each pair a unit on Ray (engine/tools/workpool.py). A
+    with ``cluster``, each pair a unit on Ray (engine/data/workpool.py). A
     step counts once its pairs are all in, so a step cut short is replayed whole."""
     from engine.tools.engines import EngineSpec
     from engine.tools.match import PairUnit, play_pair, run_match
-    from engine.tools.workpool import run_units
+    from engine.data.workpool import run_units
 
     def play(plus: dict[str, float], minus: dict[str, float], k: int) -> float:
         rng = random.Random(f"{seed}:openings:{k}")        # the same openings after a resume

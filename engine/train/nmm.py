@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.data.patterns import PatternSet
-from engine.nmm_encoding import ENCODINGS, MIRRORED, N_OUTPUTS, encode_inputs, encode_outputs
+from engine.train.nmm_encoding import ENCODINGS, MIRRORED, N_OUTPUTS, encode_inputs, encode_outputs
 
 
 @dataclass

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import chess
@@ -25,18 +24,13 @@ import numpy as np
 
 from engine._core import Board, Searcher
 from engine.data.pgn import parse_game, read_text, split_games
-from engine.nets import FORMAT, VERSION, NetError, read_header
-
-ENCODING = "regions896"
-INPUTS = 2 * 64 + 12 * 64
-DEFAULT = Path(__file__).resolve().parent.parent.parent / "nets" / "regions.npz"
-
-
-@dataclass
-class RegionsNet:
-    weights: np.ndarray             # (INPUTS, 64) float32
-    bias: np.ndarray                # (64,) float32
-    info: dict = field(default_factory=dict)
+# The file format is the engine's (engine/nets.py): the lab writes and reads it through the floor,
+# under the names it had here.
+from engine.nets import DEFAULT_REGIONS as DEFAULT  # noqa: F401
+from engine.nets import REGIONS_INPUTS as INPUTS
+from engine.nets import RegionsNet
+from engine.nets import load_regions as load  # noqa: F401
+from engine.nets import save_regions as save
 
 
 def acted_on(board: chess.Board, move: chess.Move) -> np.ndarray:
@@ -163,7 +157,7 @@ def run(files: list[Path], games: int, out: Path, *, val_games: int = 500, test_
     w, b = train(inputs, targets, epochs=epochs, seed=seed, log=log)
     net = RegionsNet(w, b)
     held_inputs, held_targets = encode(held[:20000])
-    searcher = Searcher(hash_mb=1)
+    searcher = Searcher(hash_mb=1)      # its regions net's square weights only: no search
     searcher.set_regions(w, b)
     rng = np.random.default_rng(seed)
     probe = [held[i] for i in rng.choice(len(held), min(3000, len(held)), replace=False)]
@@ -181,30 +175,3 @@ def run(files: list[Path], games: int, out: Path, *, val_games: int = 500, test_
     save(net, out)
     log(json.dumps({k: v for k, v in net.info.items() if k not in ("files",)}, indent=1))
     return net
-
-
-def save(net: RegionsNet, path: Path) -> None:
-    header = {"format": FORMAT, "version": VERSION, "kind": "regions", "encoding": ENCODING, "inputs": INPUTS,
-              "outputs": 64, "shapes": {"weights": list(net.weights.shape), "bias": list(net.bias.shape)},
-              **net.info}
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(path, header=np.array(json.dumps(header)), weights=net.weights.astype(np.float32),
-                        bias=net.bias.astype(np.float32))
-
-
-def load(path: Path) -> RegionsNet:
-    """Load and check a regions net; NetError with a sentence if it is not one."""
-    header, arrays = read_header(path)
-    if header.get("kind") != "regions":
-        raise NetError(f"{path} holds a {header.get('kind')!r} file, not a regions net")
-    if header.get("encoding") != ENCODING:
-        raise NetError(f"{path} was trained for encoding {header.get('encoding')!r}; this engine reads {ENCODING}")
-    weights, bias = arrays.get("weights"), arrays.get("bias")
-    if weights is None or bias is None or weights.shape != (INPUTS, 64) or bias.shape != (64,):
-        raise NetError(f"{path}: a regions net is ({INPUTS}, 64) weights and (64,) bias")
-    if not (np.isfinite(weights).all() and np.isfinite(bias).all()):
-        raise NetError(f"{path} holds values that are not finite numbers")
-    known = {"format", "version", "kind", "encoding", "inputs", "outputs", "shapes"}
-    return RegionsNet(weights.astype(np.float32), bias.astype(np.float32),
-                      {k: v for k, v in header.items() if k not in known})

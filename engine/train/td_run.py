@@ -21,7 +21,7 @@ The steps, each stated in the net's header:
    at 30 (the opening net had never seen a queen missing).
 
 Phase nets: three nets, for the opening, middle game and end game, blended by
-``phase_weights`` (the engine uses the same rule), or one net. The opening is
+``phase_weights`` (engine/nets.py: the engine blends by it), or one net. The opening is
 told by development (men on their starting squares), not by the move number:
 an EPD or a GUI's FEN may give move 1 to any position (``--phase move`` keeps
 the earlier rule).
@@ -42,43 +42,11 @@ from pathlib import Path
 import numpy as np
 
 from engine.data.td import LAYOUT, home_of_active, load, to_set
+from engine.nets import TD_DENSE, TD_SQUARES, rule_weights
 from engine.train.td import Adam, Mlp, Sgd, td_errors
 
-N_DENSE = 62
-SQUARES = {"A": 0, "B": 224, "C": 736}
-PHASE_NAMES = ("opening", "middle game", "end game")
-PHASE_RULES = ("development", "move")     # how the opening is told: see phase_weights
-
-
-def phase_weights(phase: np.ndarray, nets: int, *, home: np.ndarray | None = None,
-                  fullmove: np.ndarray | None = None) -> np.ndarray:
-    """(n, nets) blend weights. End game: material phase (0..24, see the core's
-    game_phase) 4 or less, none from 12 up. Opening: by development, ``home``
-    men on their starting squares (Board.home), all from 19, none at 10 or
-    fewer (master games' medians at moves 8 and 16); or, the rule of the nets
-    trained before it, by ``fullmove``, all up to move 8, none from move 16.
-    Never in the end game; the middle game takes the rest.
-
-    >>> phase_weights(np.array([24, 24, 8, 2]), 3, home=np.array([30, 14.5, 10, 2])).round(2).tolist()
-    [[1.0, 0.0, 0.0], [0.5, 0.5, 0.0], [0.0, 0.5, 0.5], [0.0, 0.0, 1.0]]
-    >>> phase_weights(np.array([24, 24]), 3, fullmove=np.array([5, 12])).round(2).tolist()
-    [[1.0, 0.0, 0.0], [0.5, 0.5, 0.0]]
-    """
-    if nets == 1:
-        return np.ones((len(phase), 1), np.float32)
-    if (home is None) == (fullmove is None):
-        raise ValueError("phase_weights needs one clock: home or fullmove")
-    end = np.clip((12.0 - phase) / 8.0, 0, 1)
-    clock = (np.asarray(home) - 10.0) / 9.0 if home is not None else (16.0 - np.asarray(fullmove)) / 8.0
-    opening = np.clip(clock, 0, 1) * (1 - end)
-    return np.stack([opening, 1 - opening - end, end], axis=1).astype(np.float32)
-
-
-def rule_weights(rule: str, phase: np.ndarray, nets: int, home: np.ndarray, fullmove: np.ndarray) -> np.ndarray:
-    """phase_weights under the phase rule ``rule`` (PHASE_RULES)."""
-    if rule not in PHASE_RULES:
-        raise ValueError(f"unknown phase rule {rule!r} ({', '.join(PHASE_RULES)})")
-    return phase_weights(phase, nets, **({"home": home} if rule == "development" else {"fullmove": fullmove}))
+# The phase rules are the engine's, which blends its nets by them: engine/nets.py.
+N_DENSE, SQUARES = TD_DENSE, TD_SQUARES
 
 
 @dataclass
@@ -367,7 +335,7 @@ MATERIAL_CHECK = {"queen": "rnb1kbnr", "rook": "rnbqkbn1", "knight": "r1bqkbnr",
 def material_check(net) -> dict[str, list[int]]:
     """The net's score of White a piece up (Black's piece off the start position), at moves 1 and 30."""
     from engine._core import Board, Searcher
-    searcher = Searcher(hash_mb=1)
+    searcher = Searcher(hash_mb=1)      # evaluates only: no search, so no search options
     net.install(searcher)
     out = {}
     for piece, rank8 in MATERIAL_CHECK.items():

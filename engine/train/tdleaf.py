@@ -39,6 +39,7 @@ import numpy as np
 from engine._core import Board, Searcher, replay_features
 from engine.data.td import LAYOUT, load, shuffled_texts, usable
 from engine.nets import TdNet, load_td, save_td
+from engine.session import default_searcher, options_line
 from engine.train.td import Adam, Mlp
 from engine.train.td_run import (N_DENSE, Games, Model, OnHandwritten, PhaseNets, load_checkpoint, material_check, net_inputs,
                                  plot, rule_weights, save_checkpoint, td_update, validation, validation_set)
@@ -186,7 +187,7 @@ class Trainer:
         if start.on_handwritten:
             self.model = OnHandwritten(self.model, start.cp_scale)
         self.optimiser = Adam(self.model.params(), config.lr)
-        self.searcher = Searcher(hash_mb=1)
+        self.searcher = default_searcher(1)    # the engine's search; the net in training installed on it
 
     def net(self, info: dict | None = None) -> TdNet:
         return TdNet.from_training(self.model.nets, self.data.mean, self.data.std, self.start.squares,
@@ -247,6 +248,7 @@ def train(start_path: Path, data_path: Path, data_dir: Path, out: Path, work: Pa
     start = load_td(start_path)
     data = Games(arrays, start.squares, start.nets, start.phase)
     trainer = Trainer(start, data, config)
+    log(options_line())
     val_rows, val_target = validation_set(data)
     x_target = np.tanh(arrays["x_hand"] / (2 * start.cp_scale)).astype(np.float32)
     checkpoint = work / "checkpoint.npz"

@@ -8,10 +8,10 @@ from __future__ import annotations
 import numpy as np
 
 from engine.data.patterns import PatternSet
+from engine.nets import NMM_ENCODINGS as ENCODINGS     # the engine's names and input counts
+from engine.nets import NMM_OUTPUTS as N_OUTPUTS
 
-ENCODINGS = {"paper385": 385, "planes769": 769, "mirrored768": 768, "context960": 960}
 MIRRORED = ("mirrored768", "context960")
-N_OUTPUTS = 1792
 EMPTY = 12
 
 
