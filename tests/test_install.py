@@ -28,9 +28,11 @@ SHIPPED = ("nmm.npz", "nmm_cutoffs.npz", "nmm_cutoffs_h32.npz", "regions.npz", "
 
 @pytest.fixture(scope="session")
 def installed(tmp_path_factory) -> Path:
-    """The folder the wheel was installed into (shared by the test workers:
-    the first one builds under a lock, the others find it done)."""
-    root = tmp_path_factory.getbasetemp().parent / "wheel-install"
+    """The folder the wheel was installed into, once per run (shared by the
+    run's test workers: the first one builds under a lock, the others find
+    it done; the workers' temporary folders have the run's as parent)."""
+    base = tmp_path_factory.getbasetemp()
+    root = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "wheel-install"
     root.mkdir(exist_ok=True)
     with open(root / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
