@@ -52,11 +52,15 @@ class CoreSetting:
 
 
 class Session:
-    """One engine: position, options, searcher. ``send`` writes one line."""
+    """One engine: position, options, searcher. ``send`` writes one line.
+    ``searcher_class``: what the searcher is made as (the lab's
+    default_searcher may ask for a subclass: the engine plays with Searcher)."""
 
-    def __init__(self, send: Callable[[str], None], nets_dir: Path = NETS_DIR) -> None:
+    def __init__(self, send: Callable[[str], None], nets_dir: Path = NETS_DIR,
+                 searcher_class: type[Searcher] = Searcher) -> None:
         self.send = send
         self.nets_dir = nets_dir            # where the file options' defaults are found
+        self.searcher_class = searcher_class
         self.board = Board()
         self.debug = False
         self._searcher: Searcher | None = None
@@ -116,7 +120,7 @@ class Session:
         waits for no hash table; the files the options name are read now, each
         only if an option needs it (the default order reads no net)."""
         if self._searcher is None:
-            self._searcher = Searcher(self._hash_mb)
+            self._searcher = self.searcher_class(self._hash_mb)
             set_endgame_rules(self.options["EndgameRules"])    # builds the KPK table (50 ms) when on
             self._set_threads(self.options["Threads"])
             self._searcher.configure(**self.core_settings())
@@ -565,16 +569,17 @@ def bench_searcher(values: dict | None = None, send: Callable[[str], None] = lam
         set_endgame_rules(rules)
 
 
-def default_searcher(hash_mb: int = HASH_DEFAULT_MB, options: Mapping[str, Any] | None = None,
-                     **settings: Any) -> Searcher:
+def default_searcher(hash_mb: int = HASH_DEFAULT_MB, options: Mapping[str, Any] | None = None, *,
+                     searcher_class: type[Searcher] = Searcher, **settings: Any) -> Searcher:
     """A searcher as the engine makes its own: every option at its default
     (engine/options.py), the endgame rules, the files the options need;
     ``options`` (UCI option names: values, or their ``setoption`` text) set
     before it is made, ``settings`` (Searcher.configure keywords) after, and
-    the Neural MoveMap loaded if the settings then read it. The lab's tools
-    that search start here, so that they search with the engine users run
-    unless told otherwise (a bare ``Searcher()`` has the core's own
-    settings: history order, no singular extensions, ...).
+    the Neural MoveMap loaded if the settings then read it; made as
+    ``searcher_class`` (LabSearcher where a tool reads inside the search).
+    The lab's tools that search start here, so that they search with the
+    engine users run unless told otherwise (a bare ``Searcher()`` has the
+    core's own settings: history order, no singular extensions, ...).
 
     Sets the core-wide endgame switch, as the engine does. ValueError if an
     option is unknown or a file it names cannot be used: the engine would
@@ -586,7 +591,7 @@ def default_searcher(hash_mb: int = HASH_DEFAULT_MB, options: Mapping[str, Any] 
     False
     """
     problems: list[str] = []
-    session = Session(problems.append)
+    session = Session(problems.append, searcher_class=searcher_class)
     for name, value in {"Hash": hash_mb, **(options or {})}.items():
         option = session.options.option(name)
         session.options.values[option.name] = option.parse(value) if isinstance(value, str) else value

@@ -243,7 +243,7 @@ cdef class Board:
 
     def control_gain(self, uci: str, weights=None) -> int:
         """How much square control the move's piece gains, each square weighted
-        by ``weights`` (64, a1..h8; Searcher.region_weights) or the hand rule."""
+        by ``weights`` (64, a1..h8; LabSearcher.region_weights) or the hand rule."""
         cdef Move m = self._parse(uci)
         cdef int w[64]
         cdef int i

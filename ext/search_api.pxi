@@ -1,6 +1,9 @@
-# The Python face of the search: Searcher owns the transposition table and
-# the search state, runs a search with the GIL released, and turns the C
-# structs into Python values when the search reports.
+# The playing face of the search: Searcher owns the transposition table and
+# the search state, takes the options, nets and files the engine plays with,
+# runs a search with the GIL released, and turns the C structs into Python
+# values when the search reports. It is all the UCI engine (engine/session.py,
+# engine/bench.py) uses. What studies and training read inside a search
+# (counters, probes, cut-off recording) is LabSearcher's, in search_lab.pxi.
 
 from libc.stdlib cimport calloc, free
 from libc.string cimport memcpy, memset
@@ -64,7 +67,10 @@ cdef void reset_search(Search* s) noexcept nogil:
 
 
 cdef class Searcher:
-    """The search engine: transposition table, history, options, limits.
+    """The search engine users drive: configure it (options, Hash, Threads,
+    the nets and files), search (``search``, or ``begin`` then ``run``, with
+    ``ponderhit`` and the stop flag between), ``clear`` it for a new game,
+    ``evaluate`` a position. The lab's view inside is the subclass LabSearcher.
 
     >>> searcher = Searcher(hash_mb=1)
     >>> result = searcher.search(Board("7k/8/6K1/8/8/8/8/R7 w - - 0 1"), depth=4)
@@ -159,7 +165,6 @@ cdef class Searcher:
             free(self.s.td_cache)
             self.clear_strategy()
             self.clear_regions()
-            self.stop_recording()
         self._free_td()
         self.clear_nmm()
         free(self.tt.buckets)
@@ -225,12 +230,7 @@ cdef class Searcher:
         """Threads the next search uses."""
         return self.n_threads
 
-    @property
-    def thread_nodes(self) -> list[int]:
-        """Nodes each thread searched in the last search, the main one first."""
-        return [self.group.members[i].nodes for i in range(self.group.n)]
-
-    # --- configuration -------------------------------------------------------
+    # --- the table, and forgetting ----------------------------------------------
 
     def set_hash(self, megabytes: int) -> None:
         """Resize (and clear) the table; MemoryError keeps the old table as it was."""
@@ -276,6 +276,8 @@ cdef class Searcher:
         """The table's size in MB (the largest power of two of buckets within Hash)."""
         return (self.tt.mask + 1) * sizeof(TTBucket) / (1024 * 1024)
 
+    # --- the evaluation: the TD net (engine/nets.py installs it) ---------------
+
     def set_td(self, squares: str, w1, b1, w2, b2, float cp_scale, bint on_handwritten=False,
                bint development=False) -> None:
         """Evaluate with a TD net from now on (engine.nets.TdNet's arrays,
@@ -300,7 +302,7 @@ cdef class Searcher:
         cdef const float[:, ::1] a2 = np.ascontiguousarray(b1, np.float32)
         cdef const float[:, ::1] a3 = np.ascontiguousarray(w2, np.float32)
         cdef const float[::1] a4 = np.ascontiguousarray(b2, np.float32)
-        self.clear_td()
+        self.use_td(False)
         self._free_td()
         self.td.w1 = <float*>malloc(max(1, nets * inputs * hidden) * sizeof(float))
         self.td.b1 = <float*>malloc(max(1, nets * hidden) * sizeof(float))
@@ -326,14 +328,9 @@ cdef class Searcher:
         self.s.td = &self.td
         self.clear_hash()
 
-    def clear_td(self) -> None:
-        """Evaluate with the handwritten function again (the net stays loaded for use_td)."""
-        if self.s.td != NULL:
-            self.s.td = NULL
-            self.clear_hash()
-
     def use_td(self, bint on) -> None:
-        """Switch between the loaded TD net and the handwritten evaluation."""
+        """Switch between the loaded TD net and the handwritten evaluation
+        (the net stays loaded when off); clears the table when it changes."""
         if on and self.td.b2 == NULL:
             raise ValueError("no TD net is loaded")
         if on and self.s.td == NULL:
@@ -341,8 +338,9 @@ cdef class Searcher:
             self._empty_caches(False, True)
             self._forget_sums()
             self.clear_hash()
-        elif not on:
-            self.clear_td()
+        elif not on and self.s.td != NULL:
+            self.s.td = NULL
+            self.clear_hash()
 
     cdef void _empty_caches(self, bint nmm, bint td):
         """Empty the main search's NMM and/or TD caches; the helpers' follow at the next search."""
@@ -378,6 +376,8 @@ cdef class Searcher:
         cdef SideAttacks att[2]
         both_attacks(&board.pos, att)
         return td_output(&self.td, &board.pos, self.s.td_acc if incremental else NULL, att)
+
+    # --- the Neural MoveMap (engine/nets.py installs it) -----------------------
 
     def set_nmm(self, encoding: str, weights, bias) -> None:
         """Load a Neural MoveMap: ``weights`` as N_OUTPUTS rows of the encoding's
@@ -483,79 +483,7 @@ cdef class Searcher:
         scored = [(move_to_uci(&board.pos, moves[i]), scores[i]) for i in range(n)]
         return sorted(scored, key=lambda item: -item[1])
 
-    def nmm_cost(self, Board board, int repeats=10000) -> tuple[float, float]:
-        """Nanoseconds to encode ``board`` for the net, and to encode and score
-        all its legal moves (the two parts of the net's cost per node)."""
-        if self.s.net == NULL:
-            raise ValueError("no NMM net is loaded")
-        cdef int idx[MAX_INPUTS]
-        cdef float val[MAX_INPUTS]
-        cdef Move moves[MAX_MOVES]
-        cdef float scores[MAX_MOVES]
-        cdef NmmAccumulator acc
-        cdef int n_moves = generate_moves(&board.pos, moves, GEN_ALL), r
-        cdef float sink = 0
-        cdef double t0, t1, t2
-        with nogil:
-            t0 = now_ms()
-            for r in range(repeats):
-                sink += nmm_inputs(&board.pos, self.net.encoding, idx, val)
-            t1 = now_ms()
-            for r in range(repeats):
-                acc.valid = False       # the hidden layer from scratch: a node's full cost
-                nmm_move_scores(&self.net, &acc, &board.pos, moves, n_moves, scores)
-                sink += scores[0]
-            t2 = now_ms()
-        if sink == 12345.678:
-            print(sink)                     # keep the loops from being optimised away
-        return (t1 - t0) * 1e6 / repeats, (t2 - t1) * 1e6 / repeats
-
-    def eval_cost(self, Board board, int repeats=10000) -> tuple[float, float, float, float]:
-        """Nanoseconds for the handwritten evaluation, for the TD features, for
-        the whole TD evaluation (features, net, and the handwritten score under
-        a net on handwritten; no cache, no accumulator) of ``board``, and for
-        one phase net alone."""
-        if self.td.b2 == NULL:
-            raise ValueError("no TD net is loaded")
-        cdef float dense[FEATURES_A]
-        cdef float sink = 0
-        cdef double t0, t1, t2, t3, t4
-        cdef int r
-        cdef int act[MAX_ACTIVE]
-        cdef TdInputs x
-        cdef int n_act = active_squares(&board.pos, self.td.squares == 2, act) if self.td.squares else 0
-        features_a(&board.pos, dense)
-        with nogil:
-            t0 = now_ms()
-            for r in range(repeats):
-                sink += evaluate(&board.pos, NULL)
-            t1 = now_ms()
-            for r in range(repeats):
-                features_a(&board.pos, dense)
-                sink += dense[r % FEATURES_A]
-            t2 = now_ms()
-            for r in range(repeats):
-                sink += td_score(&self.td, &board.pos, NULL)
-            t3 = now_ms()
-            for r in range(repeats):
-                dense[0] += 1e-9
-                td_inputs(dense, act, n_act, &x)
-                sink += td_net_output(&self.td, 0, dense, &x, True, self.td.b1)
-            t4 = now_ms()
-        if sink == 12345.678:
-            print(sink)
-        return ((t1 - t0) * 1e6 / repeats, (t2 - t1) * 1e6 / repeats, (t3 - t2) * 1e6 / repeats,
-                (t4 - t3) * 1e6 / repeats)
-
-    @property
-    def history_weight(self) -> float:
-        """The history weight at the end of the last search (it moves when adaptive)."""
-        return self.s.hhweight
-
-    @property
-    def misses(self) -> tuple[int, int]:
-        """(nn-misses, hh-misses) counted in the last search."""
-        return self.s.nn_misses, self.s.hh_misses
+    # --- options -------------------------------------------------------------
 
     def configure(self, *, ordering: str | None = None, multipv: int | None = None,
                   null_move: bool | None = None, lmr: bool | None = None,
@@ -698,19 +626,7 @@ cdef class Searcher:
         settings["time_management"] = TIME_MODES[settings.pop("time_mode")]
         return settings
 
-    @property
-    def hhupdate(self) -> int:
-        return self.s.hhupdate
-
-    @property
-    def chain_stats(self) -> dict[str, int]:
-        """The move chains so far (since the Searcher was made): moves the chain
-        stage gave, how many of them cut off, and the chains held now."""
-        cdef int side, sq, held = 0
-        for side in range(2):
-            for sq in range(64):
-                held += self.s.chains[side][sq].move != 0
-        return {"tries": self.s.chain_tries, "cutoffs": self.s.chain_cutoffs, "held": held}
+    # --- ChessMaps' files: strategy database, regions net, move tables ---------
 
     def set_strategy(self, keys, popular, share) -> None:
         """Load a strategy database (engine/data/strategy.py: move keys, and per
@@ -776,151 +692,6 @@ cdef class Searcher:
     @property
     def has_regions(self) -> bool:
         return self.s.regions.w != NULL
-
-    def region_weights(self, Board board, bint net=True) -> list[int]:
-        """Every square's weight (a1..h8) for the side to move: by the regions
-        net if ``net`` and one is loaded, else by the hand rule."""
-        cdef int weights[64]
-        if net and self.s.regions.w != NULL:
-            net_regions(&self.s.regions, &board.pos, weights)
-        else:
-            hand_regions(&board.pos, weights)
-        return [weights[i] for i in range(64)]
-
-    # --- cut-off recording (cutoffs.pxi) ------------------------------------
-
-    def record_cutoffs(self, int capacity, int min_depth=2) -> None:
-        """Record quiet cut-offs at ``min_depth`` plies from the leaves or more,
-        up to ``capacity`` of them (later ones are counted as dropped) until
-        ``stop_recording``; ``take_cutoffs`` drains them."""
-        if capacity < 1:
-            raise ValueError("the capacity must be positive")
-        self.stop_recording()
-        cdef CutoffLog* log = <CutoffLog*>calloc(1, sizeof(CutoffLog))
-        if log == NULL:
-            raise MemoryError
-        log.records = <CutoffRecord*>calloc(capacity, sizeof(CutoffRecord))
-        if log.records == NULL:
-            free(log)
-            raise MemoryError(f"cannot record {capacity} cut-offs")
-        log.capacity = capacity
-        log.min_depth = min_depth
-        self.s.cutoffs = log
-
-    def stop_recording(self) -> None:
-        if self.s.cutoffs != NULL:
-            free(self.s.cutoffs.records)
-            free(self.s.cutoffs)
-            self.s.cutoffs = NULL
-
-    def take_cutoffs(self) -> dict:
-        """The cut-offs recorded since the last call, as numpy arrays, and empty the log.
-
-        ``board`` (N, 64), ``stm``, ``castling``, ``ep``, ``halfmove``,
-        ``last_to``, ``key``, ``depth``, ``tried`` (quiet moves searched before
-        the cut), ``offsets`` (N + 1) into ``quiets`` (M, 2: from, to as
-        Board.pattern gives them), ``cut`` (index of the cut-off move within
-        its node's quiets), ``dropped`` (cut-offs the full log missed).
-        """
-        import numpy as np
-        cdef CutoffLog* log = self.s.cutoffs
-        if log == NULL:
-            raise RuntimeError("not recording: call record_cutoffs first")
-        cdef int n = log.n, i, j, k = 0
-        counts = np.array([log.records[i].n_quiets for i in range(n)], np.int64)
-        offsets = np.zeros(n + 1, np.int64)
-        np.cumsum(counts, out=offsets[1:])
-        out = {"board": np.zeros((n, 64), np.uint8), "stm": np.zeros(n, np.uint8),
-               "castling": np.zeros(n, np.uint8), "ep": np.zeros(n, np.int8),
-               "halfmove": np.zeros(n, np.uint16), "last_to": np.zeros(n, np.int8),
-               "key": np.zeros(n, np.uint64), "depth": np.zeros(n, np.uint8),
-               "tried": np.zeros(n, np.uint8), "cut": np.zeros(n, np.int16),
-               "quiets": np.zeros((offsets[n], 2), np.uint8), "offsets": offsets,
-               "dropped": int(log.dropped)}
-        cdef uint8_t[:, ::1] board = out["board"]
-        cdef uint8_t[:, ::1] quiets = out["quiets"]
-        cdef CutoffRecord* r
-        for i in range(n):
-            r = &log.records[i]
-            for j in range(64):
-                board[i, j] = r.board[j]
-            for j in range(r.n_quiets):
-                quiets[k, 0] = r.quiets[j][0]
-                quiets[k, 1] = r.quiets[j][1]
-                k += 1
-            out["stm"][i] = r.stm
-            out["castling"][i] = r.castling
-            out["ep"][i] = r.ep
-            out["halfmove"][i] = r.halfmove
-            out["last_to"][i] = r.last_to
-            out["key"][i] = r.key
-            out["depth"][i] = r.depth
-            out["tried"][i] = r.tried
-            out["cut"][i] = r.cut
-        log.n = 0
-        log.dropped = 0
-        return out
-
-    @property
-    def long_branch_stats(self) -> dict[str, int]:
-        """Long branches so far (since the Searcher was made): played, and how
-        often the node's full search then agreed with the branch on beta
-        (both at or above it, or both below) and on the move."""
-        return {"played": self.s.lb_played, "same_verdict": self.s.lb_same_verdict,
-                "same_move": self.s.lb_same_move}
-
-    @property
-    def pruning_stats(self) -> dict[str, int]:
-        """Forward pruning so far (since the Searcher was made): quiet moves the
-        beam judged by their class, how many it pruned, and how many of those
-        were searched after all for the key squares."""
-        return {"quiets": self.s.fp_quiets, "pruned": self.s.fp_pruned, "readded": self.s.fp_readded}
-
-    def beam(self, Board board, int depth=FP_MIN_DEPTH, key_squares=()) -> dict:
-        """What forward pruning does at a node of ``board`` with ``depth``
-        plies left (non-PV, no TT move): every move in the picker's order with
-        the reason it is searched ("pruned" if it is not), and the pruned
-        moves a poor result re-adds when ``key_squares`` (names, "e4") are
-        the refutation's squares. In check nothing is pruned ("evasion")."""
-        cdef Picker picker
-        cdef Beam beam
-        cdef Move m
-        cdef int searched = 0, reason
-        cdef bint check = in_check(&board.pos)
-        self.s.pos = board.pos
-        picker_init(&picker, self.s, 0, 1, depth, False)
-        beam_init(&beam, self.s, &self.s.pos, &picker,
-                  self.s.opt.forward_pruning and not check and depth >= FP_MIN_DEPTH)
-        moves = []
-        while True:
-            m = picker_next(&picker, self.s, 1)
-            if m == 0:
-                break
-            if not beam.on:
-                moves.append((move_to_uci(&self.s.pos, m), "evasion" if check else "unpruned"))
-                continue
-            reason = beam_verdict(&beam, self.s, &self.s.pos, m, 0, searched == 0, is_noisy(&self.s.pos, m),
-                                  picker.from_chain or picker.from_table,
-                                  m == self.s.killers[1][0] or m == self.s.killers[1][1])
-            moves.append((move_to_uci(&self.s.pos, m), FP_REASONS[reason]))
-            searched += reason != FP_PRUNED
-        for name in key_squares:
-            beam.key_squares |= bit(parse_square(name))
-        return {"moves": moves,
-                "readded": [move_to_uci(&self.s.pos, beam.pruned[i]) for i in range(beam_readd(&beam, &self.s.pos))]}
-
-    @property
-    def table_stats(self) -> dict[str, int]:
-        """The move tables: moves they gave, how many cut off, the paths held
-        and how many of those are reliable (a positive weight)."""
-        cdef int c, pt, sq, i, held = 0, reliable = 0
-        for c in range(2):
-            for pt in range(6):
-                for sq in range(64):
-                    for i in range(MT_SLOTS):
-                        held += self.s.tables[c][pt][sq][i].moves[0] != 0
-                        reliable += self.s.tables[c][pt][sq][i].moves[0] != 0 and self.s.tables[c][pt][sq][i].weight > 0
-        return {"tries": self.s.table_tries, "cutoffs": self.s.table_cutoffs, "held": held, "reliable": reliable}
 
     def get_move_tables(self) -> dict:
         """The tables as arrays (engine/memory.py writes them to a file): moves

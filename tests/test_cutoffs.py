@@ -6,7 +6,7 @@ import chess
 import numpy as np
 import pytest
 
-from engine._core import Board, Searcher
+from engine._core import Board, LabSearcher, Searcher
 from engine.bench import POSITIONS
 from engine.data import cutoffs as co
 from engine.nets import load_nmm
@@ -24,7 +24,7 @@ def quiet_pairs(fen: str) -> set[tuple[int, int]]:
 
 @pytest.fixture(scope="module")
 def recorded() -> dict:
-    searcher = Searcher(16)
+    searcher = LabSearcher(16)
     searcher.record_cutoffs(100_000, min_depth=3)
     searcher.search(Board(POSITIONS[1]), depth=9)
     return searcher.take_cutoffs()
@@ -45,7 +45,7 @@ def test_each_record_is_a_node_with_all_its_quiet_moves(recorded) -> None:
 
 
 def test_recording_does_not_change_the_search() -> None:
-    plain, recording = Searcher(16), Searcher(16)
+    plain, recording = Searcher(16), LabSearcher(16)
     recording.record_cutoffs(10)                      # a small log: most cut-offs are dropped
     for fen in POSITIONS[:4]:
         a = plain.search(Board(fen), depth=8)
@@ -126,7 +126,7 @@ def test_castling_is_a_quiet_move() -> None:
     """Castling (the king "takes" its own rook in the core's encoding) is
     among the quiet moves a node ranks, not among the captures."""
     fen = "r3k2r/p1pp1pb1/Bn3np1/4q3/1p2P3/2N2Q1p/PPPB1PPP/R3K2R w KQkq - 0 1"
-    searcher = Searcher(16)
+    searcher = LabSearcher(16)
     searcher.record_cutoffs(100_000, min_depth=1)
     searcher.search(Board(fen), depth=7)
     recorded = searcher.take_cutoffs()

@@ -5,14 +5,14 @@ import random
 import chess
 import pytest
 
-from engine._core import Board, Searcher
+from engine._core import Board, LabSearcher
 from engine.bench import POSITIONS
 from tests.test_search import MATES
 from tests.uci_client import Engine, errors_in
 
 
-def pruning_searcher(width: int = 4) -> Searcher:
-    searcher = Searcher(hash_mb=4)
+def pruning_searcher(width: int = 4) -> LabSearcher:
+    searcher = LabSearcher(hash_mb=4)       # the lab's face: beam, pruning_stats
     searcher.configure(forward_pruning=True, beam_width=width)
     return searcher
 
@@ -36,7 +36,7 @@ def test_every_legal_move_is_judged_once_and_only_quiet_moves_are_pruned():
 
 def test_off_or_near_the_leaves_nothing_is_pruned():
     board = Board(POSITIONS[1])
-    assert {why for _, why in Searcher(hash_mb=1).beam(board, 8)["moves"]} == {"unpruned"}
+    assert {why for _, why in LabSearcher(hash_mb=1).beam(board, 8)["moves"]} == {"unpruned"}
     assert {why for _, why in pruning_searcher().beam(board, 2)["moves"]} == {"unpruned"}
 
 
@@ -124,7 +124,7 @@ def test_mates_are_still_found(fen, n):
 
 def test_a_search_prunes_and_readds_and_plays_legal_moves():
     searcher = pruning_searcher()
-    plain = Searcher(hash_mb=4)
+    plain = LabSearcher(hash_mb=4)
     pruned_nodes = plain_nodes = 0
     for fen in POSITIONS[:8]:
         result = searcher.search(Board(fen), depth=8)

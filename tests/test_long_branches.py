@@ -2,13 +2,13 @@
 out and ended in quiescence, compared with the full search."""
 import chess
 
-from engine._core import Board, Searcher
+from engine._core import Board, LabSearcher
 from engine.bench import POSITIONS
 from tests.uci_client import Engine, errors_in
 
 
-def searched(**config) -> tuple[Searcher, int]:
-    searcher = Searcher(hash_mb=8)
+def searched(**config) -> tuple[LabSearcher, int]:
+    searcher = LabSearcher(hash_mb=8)
     searcher.configure(**config)
     total = 0
     for fen in POSITIONS[:8]:

@@ -3,13 +3,13 @@ import random
 
 import chess
 
-from engine._core import Board, Searcher
+from engine._core import Board, LabSearcher
 from engine.bench import POSITIONS
 from tests.uci_client import Engine, errors_in
 
 
 def test_chains_are_stored_on_cut_offs_tried_and_forgotten_on_a_new_game():
-    searcher = Searcher(hash_mb=8)
+    searcher = LabSearcher(hash_mb=8)
     searcher.configure(move_chains=True)
     for fen in POSITIONS[:4]:
         searcher.search(Board(fen), depth=7)
@@ -20,7 +20,7 @@ def test_chains_are_stored_on_cut_offs_tried_and_forgotten_on_a_new_game():
 
 
 def test_without_move_chains_the_stage_never_runs():
-    searcher = Searcher(hash_mb=8)
+    searcher = LabSearcher(hash_mb=8)
     searcher.search(Board(POSITIONS[1]), depth=7)
     assert searcher.chain_stats == {"tries": 0, "cutoffs": 0, "held": 0}
 
@@ -28,7 +28,7 @@ def test_without_move_chains_the_stage_never_runs():
 def test_chains_only_ever_give_legal_moves():
     """Chains learnt in one position are offered in others: every best move
     and every move of the principal variation stays legal (python-chess)."""
-    searcher, rng = Searcher(hash_mb=8), random.Random(4)
+    searcher, rng = LabSearcher(hash_mb=8), random.Random(4)
     searcher.configure(move_chains=True)
     for _ in range(25):
         board = chess.Board()

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine._core import Board, Searcher
+from engine._core import Board, LabSearcher, Searcher
 from engine.bench import POSITIONS
 from engine.memory import MemoryFileError, load_tables, save_tables
 from tests.uci_client import HANG_GUARD, Engine, errors_in
@@ -17,8 +17,8 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
-def learnt() -> Searcher:
-    searcher = Searcher(hash_mb=8)
+def learnt() -> LabSearcher:
+    searcher = LabSearcher(hash_mb=8)       # the lab's face: table_stats
     searcher.configure(move_tables=2)
     for fen in POSITIONS[:5]:
         searcher.search(Board(fen), depth=7)
@@ -56,7 +56,7 @@ def test_scores_stored_by_another_evaluation_are_dropped_and_the_paths_kept(lear
 
 
 def test_without_move_tables_nothing_is_learnt():
-    searcher = Searcher(hash_mb=8)
+    searcher = LabSearcher(hash_mb=8)
     searcher.search(Board(POSITIONS[2]), depth=7)
     assert searcher.table_stats == {"tries": 0, "cutoffs": 0, "held": 0, "reliable": 0}
 

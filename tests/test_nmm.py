@@ -4,7 +4,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine._core import Board, Searcher, quantise_rows
+from engine._core import Board, LabSearcher, Searcher, quantise_rows
 from engine.data.nmm import game_patterns
 from engine.data.patterns import PatternSet
 from engine.data.pgn import parse_game, split_games
@@ -220,7 +220,7 @@ def test_orderings_change_the_tree(patterns: PatternSet) -> None:
 
 def test_adaptive_weight_moves(patterns: PatternSet) -> None:
     net = random_net("mirrored768", seed=7)
-    searcher = Searcher(4)
+    searcher = LabSearcher(4)           # the lab's face: misses, history_weight
     searcher.set_nmm(net.encoding, net.weights, net.bias)
     searcher.configure(ordering="weighted", adaptive=True, hhweight=300.0, nmm_min_depth=0)
     searcher.search(Board(patterns.fen(50)), depth=8)

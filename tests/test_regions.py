@@ -7,7 +7,7 @@ import chess
 import numpy as np
 import pytest
 
-from engine._core import Board, Searcher
+from engine._core import Board, LabSearcher, Searcher
 from engine.bench import POSITIONS
 from engine.nets import DEFAULT_TD, NetError
 from engine.train.regions import INPUTS, RegionsNet, acted_on, load, run, save
@@ -46,7 +46,7 @@ def test_the_cores_weights_are_the_nets_output():
     rng = np.random.default_rng(4)
     weights = rng.normal(0, 0.3, (INPUTS, 64)).astype(np.float32)
     bias = rng.normal(0, 0.5, 64).astype(np.float32)
-    searcher = Searcher(hash_mb=1)
+    searcher = LabSearcher(hash_mb=1)       # the lab's face: region_weights
     searcher.set_regions(weights, bias)
     for fen in random_positions(40, seed=5):
         board = Board(fen)
@@ -56,7 +56,7 @@ def test_the_cores_weights_are_the_nets_output():
             expected = expected.reshape(8, 8)[::-1].reshape(64)     # back to a1..h8
         got = np.array(searcher.region_weights(board))
         assert np.abs(got - expected).max() <= 1 and (got == expected).mean() > 0.95
-    assert searcher.region_weights(Board(), net=False) == Searcher(hash_mb=1).region_weights(Board())
+    assert searcher.region_weights(Board(), net=False) == LabSearcher(hash_mb=1).region_weights(Board())
     with pytest.raises(ValueError):
         searcher.set_regions(weights[:10], bias)
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from engine._core import Board, Searcher
+from engine._core import Board, LabSearcher
 from engine.cli import main
 from engine.data.strategy import DEFAULT, StrategyDb, board_codes, build, game_paths, load, move_key, save
 from engine.nets import NetError
@@ -76,7 +76,7 @@ def test_the_beam_keeps_a_move_to_a_popular_square():
     # pruned; a database saying that after ...Nf6 and two more plies a knight
     # of ours stands on f6 keeps the knight move to f6, and nothing else.
     fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1"
-    searcher = Searcher(hash_mb=1)
+    searcher = LabSearcher(hash_mb=1)       # the lab's face: beam
     searcher.configure(forward_pruning=True, beam_width=0)
     plain = dict(searcher.beam(Board(fen), 4)["moves"])
     assert plain["g8f6"] == "pruned"

@@ -7,19 +7,19 @@ import pytest
 from test_search import MATES
 from uci_client import Engine, answers, errors_in, transcript
 
-from engine._core import Board, Searcher, tt_stress
+from engine._core import Board, LabSearcher, Searcher, tt_stress
 
 MIDDLE_GAME = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP2BPPP/R2QKB1R w KQ - 0 8"
 
 
 @pytest.fixture(scope="module")
-def searcher() -> Searcher:
-    return Searcher(hash_mb=8)
+def searcher() -> LabSearcher:
+    return LabSearcher(hash_mb=8)       # the lab's face: thread_nodes
 
 
 @pytest.mark.parametrize("threads", [2, 3])
 @pytest.mark.parametrize("fen, n", MATES)
-def test_mates_keep_their_distance_with_threads(searcher: Searcher, fen: str, n: int, threads: int) -> None:
+def test_mates_keep_their_distance_with_threads(searcher: LabSearcher, fen: str, n: int, threads: int) -> None:
     searcher.set_threads(threads)
     searcher.clear()
     result = searcher.search(Board(fen), depth=2 * n + 4)
@@ -30,7 +30,7 @@ def test_mates_keep_their_distance_with_threads(searcher: Searcher, fen: str, n:
     assert reference.is_checkmate(), result["line"]["pv"]
 
 
-def test_the_helpers_search_and_their_nodes_are_counted(searcher: Searcher) -> None:
+def test_the_helpers_search_and_their_nodes_are_counted(searcher: LabSearcher) -> None:
     searcher.set_threads(2)
     searcher.clear()
     lines = []
@@ -51,7 +51,7 @@ def test_the_helpers_search_and_their_nodes_are_counted(searcher: Searcher) -> N
     assert result["ponder"] == (result["line"]["pv"][1:2] or [None])[0]
 
 
-def test_a_go_nodes_limit_counts_every_thread(searcher: Searcher) -> None:
+def test_a_go_nodes_limit_counts_every_thread(searcher: LabSearcher) -> None:
     searcher.set_threads(4)
     searcher.clear()
     result = searcher.search(Board(MIDDLE_GAME), nodes=60_000)
@@ -61,7 +61,7 @@ def test_a_go_nodes_limit_counts_every_thread(searcher: Searcher) -> None:
     assert result["nodes"] == sum(searcher.thread_nodes)
 
 
-def test_changing_threads_between_searches_and_back_to_one_is_deterministic(searcher: Searcher) -> None:
+def test_changing_threads_between_searches_and_back_to_one_is_deterministic(searcher: LabSearcher) -> None:
     def one_thread_nodes() -> int:
         searcher.set_threads(1)
         searcher.clear()
@@ -109,7 +109,7 @@ def test_the_spreading_switches_find_the_mates(switches: dict) -> None:
 
 def test_many_threads_on_a_tiny_table_give_legal_moves() -> None:
     # 1 MB: the threads keep overwriting one another's entries.
-    searcher = Searcher(hash_mb=1)
+    searcher = LabSearcher(hash_mb=1)
     searcher.set_threads(16)
     board = chess.Board()
     for _ in range(12):

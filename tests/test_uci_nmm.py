@@ -64,7 +64,7 @@ def test_history_weight_is_in_millionths_and_zero_takes_the_nets_suggestion(net_
     def search() -> float:
         uci.handle("go depth 3")
         uci.wait_idle()
-        return uci.session.searcher.history_weight
+        return uci.session.searcher.settings["hhweight"]   # the weight the search starts from
 
     for line in [f"setoption name NMMFile value {net_file}", "isready", "position startpos",
                  "setoption name MoveOrdering value weighted", "setoption name HistoryWeight value 2500"]:

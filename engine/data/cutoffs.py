@@ -62,10 +62,10 @@ def to_patterns(c: dict, index: np.ndarray, source: np.ndarray) -> tuple[Pattern
 def cutoff_batch(unit: tuple[list[tuple[int, str]], int, int, dict]) -> dict:
     """Search each (index, FEN) of the unit to ``depth`` with the engine at its
     default options (UCI ``options`` on top); the deduplicated cut-offs as arrays."""
-    from engine._core import Board
+    from engine._core import Board, LabSearcher
     from engine.session import default_searcher
     positions, depth, min_depth, options = unit
-    searcher = default_searcher(16, options)
+    searcher = default_searcher(16, options, searcher_class=LabSearcher)
     searcher.record_cutoffs(CAPACITY, min_depth)
     parts, dropped = [], 0
     for source, fen in positions:

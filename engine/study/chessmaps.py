@@ -31,7 +31,7 @@ from pathlib import Path
 
 import chess.pgn
 
-from engine._core import Board, Searcher
+from engine._core import Board, LabSearcher
 
 VARIANTS = {        # name: (Searcher.configure arguments, tables carried from position to position)
     "history": ({}, False),
@@ -77,7 +77,7 @@ def game_positions(path: Path, games: int) -> list[str]:
 BASE_OPTIONS = {"MoveOrdering": "history"}
 
 
-def variant_searcher(config: dict, hash_mb: int = 16) -> Searcher:
+def variant_searcher(config: dict, hash_mb: int = 16) -> LabSearcher:
     """A searcher as the UCI engine makes it, ordering by history unless
     ``config`` says otherwise; ``strategy`` and ``regions`` in it load the
     shipped strategy database and regions net, as ForwardPruning and
@@ -89,7 +89,7 @@ def variant_searcher(config: dict, hash_mb: int = 16) -> Searcher:
         options["ForwardPruning"] = True
     if config.pop("regions", False):
         options["ChessMapsRegions"] = "net"
-    return default_searcher(hash_mb, options, **config)
+    return default_searcher(hash_mb, options, searcher_class=LabSearcher, **config)
 
 
 def nodes(fens: list[str], depth: int, config: dict, hash_mb: int = 16) -> tuple[int, dict, dict, dict]:

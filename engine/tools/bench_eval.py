@@ -6,7 +6,7 @@ position, so that a spell of a busy machine (this one is shared) falls on
 all of them alike, and each search is timed in the thread's CPU time, which
 leaves out the time the thread was not running. The figures are the median
 nps of each and the median of the rounds' ratios to handwritten. Beside it, the cost of one evaluation (median over the
-bench positions, ``Searcher.eval_cost``): a fresh TD evaluation (features
+bench positions, ``LabSearcher.eval_cost``): a fresh TD evaluation (features
 and every input summed), and its parts.
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ from statistics import median
 
 import click
 
-from engine._core import Board, Searcher
+from engine._core import Board, LabSearcher, Searcher
 from engine.bench import POSITIONS
 from engine.nets import load_td
 from engine.session import default_searcher, options_line
@@ -25,7 +25,7 @@ from engine.session import default_searcher, options_line
 
 def eval_costs(net) -> dict[str, float]:
     """Median nanoseconds over the bench positions: handwritten, TD features, whole TD, one net."""
-    searcher = default_searcher(1)
+    searcher = default_searcher(1, searcher_class=LabSearcher)
     net.install(searcher)
     costs = [searcher.eval_cost(Board(fen), 5000) for fen in POSITIONS]
     return {name: median(c[i] for c in costs) for i, name in enumerate(("handwritten", "features", "td", "net"))}

@@ -22,7 +22,7 @@ from pathlib import Path
 import chess
 import numpy as np
 
-from engine._core import Board, Searcher
+from engine._core import Board, LabSearcher
 from engine.data.pgn import parse_game, read_text, split_games
 # The file format is the engine's (engine/nets.py): the lab writes and reads it through the floor,
 # under the names it had here.
@@ -119,7 +119,7 @@ def train(inputs: np.ndarray, targets: np.ndarray, *, epochs: int = 4, batch: in
     return w, b
 
 
-def move_ranks(samples: list[tuple[str, str]], searcher: Searcher | None) -> dict[str, float]:
+def move_ranks(samples: list[tuple[str, str]], searcher: LabSearcher | None) -> dict[str, float]:
     """Where the master's quiet move ranks among the quiet moves by control
     gain (ties share the middle rank): top-1 and top-3 shares, mean percentile.
     ``searcher``: its regions net weighs the squares; None: the hand rule."""
@@ -157,7 +157,7 @@ def run(files: list[Path], games: int, out: Path, *, val_games: int = 500, test_
     w, b = train(inputs, targets, epochs=epochs, seed=seed, log=log)
     net = RegionsNet(w, b)
     held_inputs, held_targets = encode(held[:20000])
-    searcher = Searcher(hash_mb=1)      # its regions net's square weights only: no search
+    searcher = LabSearcher(hash_mb=1)   # its regions net's square weights only: no search
     searcher.set_regions(w, b)
     rng = np.random.default_rng(seed)
     probe = [held[i] for i in rng.choice(len(held), min(3000, len(held)), replace=False)]
