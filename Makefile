@@ -9,7 +9,7 @@ DEPS   := $(VENV)/.deps-installed
 CORE   := build/.core-built
 
 .PHONY: docs texel-data texel texel-own search-sprt sprt-status screens-status endgame-match strength-gauntlet strength-gauntlet-before threads-study threads-match threads-soak compress-pgns cutoffs nmm-cut tree-size tree-size-deep chessmaps-study regions strategy run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
-        td-data td-net td-leaf td-match td-bench evaluators selfplay clean
+        td-data td-net td-leaf td-match td-sprt td-bench evaluators selfplay clean
 
 DATA   ?= $(or $(NMM_DATA),../shared/data)
 
@@ -122,6 +122,17 @@ td-leaf: build
 td-match: build
 	$(PY) -m engine.cli match nmm:Eval=td nmm:Eval=handwritten --games 1000 --depth 2 --concurrency 2 \
 	    --seed 21 | tee reports/td/td_home_depth2.log
+
+# Issue 41, part 0: Eval td (nets/td.npz, retrained on the tuned weights) against the tuned
+# handwritten evaluation, SPRT [0, 10] at 10+0.1 on the frozen build of FROZEN. A run cut
+# short goes on with RESUME=1 and the FROZEN its log's first line names.
+TD_SPRT := reports/td/td_vs_tuned
+td-sprt: build
+	@echo "# engines $(NMM): make td-sprt SEED=$(or $(SEED),191) FROZEN=$(FROZEN)" | tee $(if $(RESUME),-a) $(TD_SPRT).log
+	$(PY) -m engine.cli match $(NMM):Eval=td $(NMM) --games 2000 --tc 10+0.1 --seed $(or $(SEED),191) \
+	    --sprt 0 10 --sprt-model logistic --concurrency $(or $(CONCURRENCY),1) $(if $(RESUME),--resume) \
+	    --pgn $(TD_SPRT).pgn | tee -a $(TD_SPRT).log
+	$(call gzip-pgn,$(TD_SPRT).pgn)
 
 td-bench: build
 	$(PY) -m engine.cli bench-eval --runs 7 2>&1 | tee reports/td/td_bench.log
