@@ -90,11 +90,10 @@ td-data: build
 # adjudicated wins in the first measurement).
 GAMES ?= 1000
 NODES ?= 5000
-SEED ?= 1
 RANDOM_PLIES ?= 3 6
-SELFPLAY_OUT ?= var/selfplay/n$(NODES)_s$(SEED)$(if $(EVAL_FILE),_td)
+SELFPLAY_OUT ?= var/selfplay/n$(NODES)_s$(or $(SEED),1)$(if $(EVAL_FILE),_td)
 selfplay: build
-	$(PY) -m engine.cli data selfplay --games $(GAMES) --batch-games 100 --nodes $(NODES) --seed $(SEED) \
+	$(PY) -m engine.cli data selfplay --games $(GAMES) --batch-games 100 --nodes $(NODES) --seed $(or $(SEED),1) \
 	    --workers $(JOBS) --random-plies $(RANDOM_PLIES) --openings $(DATA)/openings/2moves_v1.epd \
 	    --out $(SELFPLAY_OUT) $(if $(EVAL_FILE),--eval-file $(EVAL_FILE))
 
