@@ -224,7 +224,7 @@ OPTIONS: tuple[Option, ...] = (
           "search: `stability` (longer while the best move changes), `effort`, `balanced`, `fixed` "
           "(the baseline)", _TIME, "time_management"),
     combo("Eval", EVALS[0], EVALS, "the evaluation: `handwritten` or `td`, the TD(λ)-trained net of "
-          "EvalFile (not yet measured against the tuned weights)", _EVAL),
+          "EvalFile (against the tuned weights: an SPRT under way, reports/td)", _EVAL),
     string("EvalFile", "nets/td.npz", "the TD evaluation's weight file (a correction net is refused unless "
            "it corrects these handwritten weights); " + _SHIPPED + "`info string error`, handwritten stays",
            _EVAL),
