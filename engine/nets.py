@@ -299,6 +299,15 @@ def handwritten_fingerprint() -> str:
     return weights_fingerprint(eval_weights())
 
 
+def evaluation_id(td_file: Path | None = None) -> str:
+    """What an engine evaluates with, for files that store its scores (move
+    tables, self-play records): ``handwritten:<handwritten_fingerprint()>``,
+    or with a TD net ``td:<the net file's hash>``."""
+    if td_file is None:
+        return f"handwritten:{handwritten_fingerprint()}"
+    return f"td:{hashlib.sha256(Path(td_file).read_bytes()).hexdigest()[:16]}"
+
+
 def save_td(net: TdNet, path: Path) -> None:
     if net.on_handwritten and not net.base_fingerprint:
         raise ValueError("a correction to the handwritten evaluation needs the fingerprint of its weights")

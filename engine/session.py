@@ -14,7 +14,6 @@ released, and take a Job through which the reader thread can stop them.
 """
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -69,7 +68,7 @@ class Session:
         self._suggested_hhweight: float | None = None   # the loaded net's history weight
         self._td_file: str | None = None    # the EvalFile the loaded TD net came from
         self._td_net = None
-        self._td_id: str | None = None      # the loaded TD net file's hash (evaluation_id)
+        self._td_id: str | None = None      # the loaded TD net's evaluation_id
         self.options = Options(self._option_table())
 
     def info_string(self, text: str) -> None:
@@ -168,10 +167,8 @@ class Session:
     def evaluation_id(self) -> str:
         """What the engine evaluates with, for files that store its scores:
         ``handwritten:<weights' fingerprint>`` or ``td:<the net file's hash>``."""
-        from engine.nets import handwritten_fingerprint
-        if self.options["Eval"] == "td" and self._td_id:
-            return f"td:{self._td_id}"
-        return f"handwritten:{handwritten_fingerprint()}"
+        from engine.nets import evaluation_id
+        return self._td_id if self.options["Eval"] == "td" and self._td_id else evaluation_id()
 
     def _set_move_tables(self, on: bool) -> None:
         if self._searcher is None:
@@ -340,7 +337,7 @@ class Session:
             raise OptionError(f"{e}; the evaluation falls back to handwritten") from None
 
     def _load_td(self, path: str) -> None:
-        from engine.nets import NetError, load_td
+        from engine.nets import NetError, evaluation_id, load_td
         resolved = self._file("EvalFile", path)
         try:
             net = load_td(resolved)
@@ -349,7 +346,7 @@ class Session:
         net.install(self._searcher)
         self._td_net = net
         self._td_file = path
-        self._td_id = hashlib.sha256(resolved.read_bytes()).hexdigest()[:16]
+        self._td_id = evaluation_id(resolved)
 
     def _apply_hhweight(self) -> None:
         """HistoryWeight is in millionths (UCI spins are integers, and useful

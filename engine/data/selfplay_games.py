@@ -91,17 +91,15 @@ def engine_for(eval_file: str | None):
     """(searcher, evaluation id): the engine as a Session makes it at its
     default options, with the TD net of ``eval_file`` installed if one is given."""
     if eval_file not in _SEARCHERS:
-        from engine.nets import handwritten_fingerprint, load_td
+        from engine.nets import evaluation_id, load_td
         from engine.session import default_searcher
         try:
             searcher = default_searcher()
         except ValueError as e:
             raise RuntimeError(f"the engine did not start at its defaults: {e}") from None
-        evaluation = f"handwritten:{handwritten_fingerprint()}"
         if eval_file:
             load_td(Path(eval_file)).install(searcher)
-            evaluation = f"td:{hashlib.sha256(Path(eval_file).read_bytes()).hexdigest()[:16]}"
-        _SEARCHERS[eval_file] = searcher, evaluation
+        _SEARCHERS[eval_file] = searcher, evaluation_id(Path(eval_file) if eval_file else None)
     return _SEARCHERS[eval_file]
 
 
