@@ -25,7 +25,8 @@ The net: (768 -> H) x 2 -> 1, one output per material bucket.
   net's centipawns mean what the handwritten evaluation's do to the pruning margins.
 
 Quantisation: QA = 255 and QB = 64. The trainer keeps every float weight
-within +-CLIP (1.98), so that a sum of 32 first-layer rows stays far inside int16.
+within +-CLIP (1.98), so that a sum of 32 first-layer rows stays far inside int16
+and an output weight within +-127, as the core's kernels need (load_nnue checks both).
 
 >>> feature(WHITE, 0, 0, 8), feature(BLACK, 0, 0, 8)      # a white pawn on a2
 (8, 432)
@@ -52,6 +53,8 @@ QA, QB = 255, 64
 CLIP = 1.98
 HIDDEN_SIZES = (64, 128, 256, 512)   # what the core runs (a multiple of its 16-lane vectors)
 WHITE, BLACK = 0, 1
+MAX_MEN = 32                        # on a board the engine accepts: 16 a side
+MAX_OUT_WEIGHT = 127                # round(CLIP * QB): the core's output kernel multiplies in int16
 DEFAULT_NNUE = NETS_DIR / "nnue.npz"
 
 
@@ -63,6 +66,25 @@ def feature(view: int, color: int, ptype: int, sq: int) -> int:
 def bucket(men: int) -> int:
     """The output bucket of a position with ``men`` pieces on the board."""
     return min(max(men - 2, 0) // 4, BUCKETS - 1)
+
+
+def fen_pieces(fen: str) -> tuple[list[tuple[int, int, int]], int]:
+    """The (colour, type, square) triples of a FEN's men, and the side to move.
+
+    >>> fen_pieces("8/8/8/8/8/8/k7/K6Q b - - 0 1")      # white king a1, queen h1; black king a2
+    ([(0, 5, 0), (0, 4, 7), (1, 5, 8)], 1)
+    """
+    placement, turn = fen.split()[:2]
+    pieces = []
+    for rank, row in enumerate(reversed(placement.split("/"))):
+        file = 0
+        for char in row:
+            if char.isdigit():
+                file += int(char)
+                continue
+            pieces.append((WHITE if char.isupper() else BLACK, "pnbrqk".index(char.lower()), 8 * rank + file))
+            file += 1
+    return sorted(pieces, key=lambda p: p[2]), WHITE if turn == "w" else BLACK
 
 
 def active_features(pieces: list[tuple[int, int, int]], view: int) -> list[int]:
@@ -179,4 +201,11 @@ def load_nnue(path: Path) -> NnueNet:
                   {k: v for k, v in header.items() if k not in _KNOWN})
     if header.get("sha256") != net.fingerprint():
         raise NetError(f"{path}: its numbers do not match the hash in its header (a damaged or edited file)")
+    if np.abs(net.out_weight.astype(np.int32)).max() > MAX_OUT_WEIGHT:
+        raise NetError(f"{path}: output weights beyond +-{MAX_OUT_WEIGHT} (the trainer clips at +-{CLIP}); "
+                       f"the engine's integer arithmetic cannot take them")
+    largest = np.sort(np.abs(net.ft_weight.astype(np.int32)), axis=0)[-MAX_MEN:].sum(axis=0)
+    if (np.abs(net.ft_bias.astype(np.int32)) + largest).max() > np.iinfo(np.int16).max:
+        raise NetError(f"{path}: first-layer weights so large that an accumulator of {MAX_MEN} men could "
+                       f"leave int16 (the trainer clips at +-{CLIP})")
     return net
