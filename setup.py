@@ -29,7 +29,7 @@ class ReplacingBuildExt(build_ext):
 
 extensions = [
     Extension("engine._core", ["ext/core.pyx"], include_dirs=["ext"], extra_compile_args=flags,
-              depends=["ext/td_kernel.h"]),
+              depends=["ext/td_kernel.h", "ext/nnue_kernel.h"]),
 ]
 
 # The shipped nets travel in the package as engine/shipped_nets (engine/paths.py

@@ -7,10 +7,19 @@ from libc.math cimport log
 
 
 cdef inline int static_eval(Search* s, const Position* pos) noexcept nogil:
-    """The evaluation in use: the TD net when one is loaded and chosen, else the handwritten one."""
+    """The evaluation in use: the NNUE or the TD net when one is loaded and
+    chosen, else the handwritten one."""
+    if s.nnue != NULL:
+        return nnue_evaluate(s.nnue, s.nnue_acc, pos)
     if s.td != NULL:
         return td_evaluate(s.td, s.td_cache, s.td_acc, pos)
     return evaluate(pos, NULL)
+
+
+cdef inline void eval_prefetch(Search* s, const Position* pos) noexcept nogil:
+    """Ask for the TD net's cache line of ``pos`` before the TT probe (the NNUE has no cache)."""
+    if s.td != NULL:
+        td_prefetch(s.td, s.td_cache, pos)
 
 
 cdef int LMR_TABLE[64][64]      # reduction by [depth][moves searched]
@@ -175,8 +184,7 @@ cdef int qsearch(Search* s, int alpha, int beta, int ply, bint checks) noexcept 
     if ply >= MAX_PLY:
         return 0 if check else static_eval(s, pos)
 
-    if s.td != NULL:
-        td_prefetch(s.td, s.td_cache, pos)
+    eval_prefetch(s, pos)
     hit = tt_probe(s.tt, pos.key, &entry)
     if hit:
         tt_move = entry.move
@@ -381,8 +389,7 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
     if alpha >= beta:
         return alpha
 
-    if s.td != NULL:
-        td_prefetch(s.td, s.td_cache, pos)
+    eval_prefetch(s, pos)
     # A singular-extension test (excluded move) is a different search of this
     # position: it neither takes the table's verdict nor leaves its own there.
     hit = tt_probe(s.tt, pos.key, &entry) if not excluded else False

@@ -81,6 +81,7 @@ cdef class Searcher:
     cdef TTable tt
     cdef NmmNet net
     cdef TdEval td
+    cdef NnueWeights nnue
     cdef object on_info
     cdef object on_currmove
     cdef ThreadGroup group      # members[0] is self.s; the helpers' states follow (threads.pxi)
@@ -153,6 +154,9 @@ cdef class Searcher:
         self.s.td = NULL
         self.td.w1 = self.td.b1 = self.td.w2 = self.td.b2 = NULL
         self.s.td_cache = <TdCacheEntry*>calloc(TD_CACHE_SIZE, sizeof(TdCacheEntry))
+        self.s.nnue = NULL
+        self.nnue.ft_weight = self.nnue.ft_bias = self.nnue.out_weight = NULL
+        self.nnue.hidden = 0
         if self.s.nmm_cache == NULL or self.s.td_cache == NULL:
             raise MemoryError
 
@@ -166,6 +170,7 @@ cdef class Searcher:
             self.clear_strategy()
             self.clear_regions()
         self._free_td()
+        nnue_free(&self.nnue)
         self.clear_nmm()
         free(self.tt.buckets)
         free(self.s)
@@ -325,6 +330,7 @@ cdef class Searcher:
         self.td.development = development
         self._empty_caches(False, True)
         self._forget_sums()
+        self.s.nnue = NULL
         self.s.td = &self.td
         self.clear_hash()
 
@@ -334,6 +340,7 @@ cdef class Searcher:
         if on and self.td.b2 == NULL:
             raise ValueError("no TD net is loaded")
         if on and self.s.td == NULL:
+            self.s.nnue = NULL
             self.s.td = &self.td
             self._empty_caches(False, True)
             self._forget_sums()
@@ -355,6 +362,7 @@ cdef class Searcher:
         cdef int i
         for i in range(TD_ACCUMULATORS):
             self.s.td_acc[i].valid = 0
+        nnue_forget(self.s.nnue_acc)
 
     cdef void _free_td(self):
         free(self.td.w1)
@@ -376,6 +384,84 @@ cdef class Searcher:
         cdef SideAttacks att[2]
         both_attacks(&board.pos, att)
         return td_output(&self.td, &board.pos, self.s.td_acc if incremental else NULL, att)
+
+    # --- the evaluation: the NNUE (engine/evaluation/nnue.py installs it) -------
+
+    def set_nnue(self, ft_weight, ft_bias, out_weight, out_bias, double scale) -> None:
+        """Evaluate with an NNUE from now on (nnue.pxi; NnueNet.install calls
+        this): ``ft_weight`` int16 (768, H), ``ft_bias`` int16 (H,),
+        ``out_weight`` int16 (8, 2H), ``out_bias`` int32 (8,), ``scale`` the
+        centipawns of one unit of the float output (rounded, as the reference
+        rounds it). H is a multiple of 16 from 64 to 512. The numbers are
+        copied; ValueError for arrays of other shapes or types, and for
+        weights the integer kernels cannot take exactly (an output weight
+        beyond +-127, or a hidden unit whose bias and 32 largest first-layer
+        weights could leave int16). Clears the table: its stored evaluations
+        were another function's."""
+        import numpy as np
+        arrays = [np.asarray(a) for a in (ft_weight, ft_bias, out_weight, out_bias)]
+        H = arrays[1].shape[0] if arrays[1].ndim == 1 else -1
+        expected = [((NNUE_INPUTS, H), np.int16), ((H,), np.int16), ((NNUE_BUCKETS, 2 * H), np.int16),
+                    ((NNUE_BUCKETS,), np.int32)]
+        for name, a, (shape, dtype) in zip(("ft_weight", "ft_bias", "out_weight", "out_bias"), arrays, expected):
+            if a.shape != shape or a.dtype != dtype:
+                raise ValueError(f"NNUE {name} is {a.dtype}{list(a.shape)}, expected {np.dtype(dtype)}{list(shape)}")
+        if not (NNUE_MIN_HIDDEN <= H <= NNUE_MAX_HIDDEN and H % NMM_NNUE_LANES == 0):
+            raise ValueError(f"NNUE hidden size {H}: the core runs {NNUE_MIN_HIDDEN} to {NNUE_MAX_HIDDEN}, "
+                             f"a multiple of {NMM_NNUE_LANES}")
+        if not (np.isfinite(scale) and 1 <= round(scale) <= 100_000):
+            raise ValueError(f"NNUE scale {scale!r} is not a usable number of centipawns")
+        if np.abs(arrays[2].astype(np.int32)).max() > NNUE_MAX_OUT_WEIGHT:
+            raise ValueError(f"NNUE output weights beyond +-{NNUE_MAX_OUT_WEIGHT}: the output kernel's "
+                             f"int16 products would overflow")
+        largest = np.sort(np.abs(arrays[0].astype(np.int32)), axis=0)[-NNUE_MAX_MEN:].sum(axis=0)
+        if (np.abs(arrays[1].astype(np.int32)) + largest).max() > 32767:
+            raise ValueError("NNUE first-layer weights so large that an accumulator could leave int16")
+        cdef const int16_t[:, ::1] fw = np.ascontiguousarray(arrays[0])
+        cdef const int16_t[::1] fb = np.ascontiguousarray(arrays[1])
+        cdef const int16_t[:, ::1] ow = np.ascontiguousarray(arrays[2])
+        cdef const int32_t[::1] ob = np.ascontiguousarray(arrays[3])
+        cdef void* p1 = NULL
+        cdef void* p2 = NULL
+        cdef void* p3 = NULL
+        cdef int h = H, b
+        self.use_nnue(False)
+        nnue_free(&self.nnue)
+        if (posix_memalign(&p1, 64, NNUE_INPUTS * h * sizeof(int16_t)) != 0
+                or posix_memalign(&p2, 64, h * sizeof(int16_t)) != 0
+                or posix_memalign(&p3, 64, NNUE_BUCKETS * 2 * h * sizeof(int16_t)) != 0):
+            free(p1)
+            free(p2)
+            free(p3)
+            raise MemoryError("no memory for the NNUE")
+        self.nnue.ft_weight, self.nnue.ft_bias, self.nnue.out_weight = <int16_t*>p1, <int16_t*>p2, <int16_t*>p3
+        memcpy(self.nnue.ft_weight, &fw[0, 0], NNUE_INPUTS * h * sizeof(int16_t))
+        memcpy(self.nnue.ft_bias, &fb[0], h * sizeof(int16_t))
+        memcpy(self.nnue.out_weight, &ow[0, 0], NNUE_BUCKETS * 2 * h * sizeof(int16_t))
+        for b in range(NNUE_BUCKETS):
+            self.nnue.out_bias[b] = ob[b]
+        self.nnue.scale = round(scale)
+        self.nnue.hidden = h
+        self.use_nnue(True)
+
+    def use_nnue(self, bint on) -> None:
+        """Switch between the loaded NNUE and the handwritten evaluation (the
+        net stays loaded when off; on, it replaces a TD net in use); clears
+        the table when it changes."""
+        if on and self.nnue.hidden == 0:
+            raise ValueError("no NNUE is loaded")
+        if on and self.s.nnue == NULL:
+            self.s.td = NULL
+            self.s.nnue = &self.nnue
+            nnue_forget(self.s.nnue_acc)        # the helpers copy the main search's at each search
+            self.clear_hash()
+        elif not on and self.s.nnue != NULL:
+            self.s.nnue = NULL
+            self.clear_hash()
+
+    @property
+    def uses_nnue(self) -> bool:
+        return self.s.nnue != NULL
 
     # --- the Neural MoveMap (engine/nets.py installs it) -----------------------
 
@@ -891,7 +977,8 @@ cdef class Searcher:
 
     def evaluate(self, Board board) -> int:
         """Static evaluation in centipawns, side to move's view, by the
-        evaluation in use (the TD net's through its cache)."""
+        evaluation in use (the TD net's through its cache, the NNUE's
+        through the main search's accumulators)."""
         return static_eval(self.s, &board.pos)
 
 

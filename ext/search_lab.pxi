@@ -160,6 +160,91 @@ cdef class LabSearcher(Searcher):
         return ((t1 - t0) * 1e6 / repeats, (t2 - t1) * 1e6 / repeats, (t3 - t2) * 1e6 / repeats,
                 (t4 - t3) * 1e6 / repeats)
 
+    # --- the NNUE inside (nnue.pxi): the tests' hooks, and its cost -----------
+
+    cdef void _need_nnue(self) except *:
+        if self.nnue.hidden == 0:
+            raise ValueError("no NNUE is loaded")
+
+    def nnue_eval(self, Board board) -> int:
+        """The loaded NNUE's raw centipawns for ``board``'s side to move, every
+        sum made afresh (no stack, endgame rule or clamp): in the core,
+        what engine.evaluation.nnue.NnueNet.centipawns computes."""
+        self._need_nnue()
+        return nnue_afresh(&self.nnue, &board.pos)
+
+    def nnue_accumulators(self, Board board, bint incremental=True):
+        """Both views' sums (White's, Black's) for ``board`` as int64 arrays:
+        through the main search's accumulator stack as the search brings them
+        there (the entry of the board's ply, from the nearest entry of the
+        plies before it), or made afresh."""
+        import numpy as np
+        self._need_nnue()
+        cdef NnueAccumulator fresh
+        cdef NnueAccumulator* e = &fresh
+        cdef int i, H = self.nnue.hidden
+        if incremental:
+            e = nnue_accumulator(&self.nnue, self.s.nnue_acc, &board.pos)
+        else:
+            nnue_refresh(&self.nnue, &fresh, board.pos.pieces)
+        sums = np.array([e.acc[i] for i in range(2 * H)], np.int64)
+        return sums[:H], sums[H:]
+
+    def nnue_stack_check(self) -> tuple[int, int]:
+        """Every computed entry of every thread's accumulator stack (after a
+        search: what the search left) against sums made afresh for the men
+        it holds: (entries, entries that differ)."""
+        self._need_nnue()
+        cdef NnueAccumulator fresh
+        cdef NnueAccumulator* e
+        cdef int t, i, entries = 0, wrong = 0
+        for t in range(self.n_threads):
+            if self.group.members[t] == NULL:
+                continue
+            for i in range(NNUE_STACK):
+                e = &self.group.members[t].nnue_acc[i]
+                if not e.valid:
+                    continue
+                nnue_refresh(&self.nnue, &fresh, e.pieces)
+                entries += 1
+                wrong += memcmp(fresh.acc, e.acc, 2 * self.nnue.hidden * sizeof(int16_t)) != 0
+        return entries, wrong
+
+    def nnue_eval_cost(self, Board board, int repeats=10000) -> tuple[float, float, float, float]:
+        """Nanoseconds for the handwritten evaluation of ``board``, for the
+        NNUE with every sum made afresh, for bringing its sums from the
+        position before the board's last move (or a refresh at the game's
+        start), and for its output layer alone."""
+        self._need_nnue()
+        cdef NnueAccumulator stack[2]
+        cdef NnueAccumulator* acc
+        cdef Position before = board.pos
+        cdef long long sink = 0
+        cdef double t0, t1, t2, t3, t4
+        cdef int r
+        if before.hist_len:
+            unmake_move(&before)
+        nnue_refresh(&self.nnue, &stack[0], before.pieces)
+        with nogil:
+            t0 = now_ms()
+            for r in range(repeats):
+                sink += evaluate(&board.pos, NULL)
+            t1 = now_ms()
+            for r in range(repeats):
+                sink += nnue_afresh(&self.nnue, &board.pos)
+            t2 = now_ms()
+            for r in range(repeats):
+                nnue_update(&self.nnue, &stack[1], &stack[0], &board.pos)
+                sink += stack[1].acc[r & 63]
+            t3 = now_ms()
+            for r in range(repeats):
+                sink += nnue_output(&self.nnue, stack[1].acc, &board.pos)
+            t4 = now_ms()
+        if sink == 1234567:
+            print(sink)
+        return ((t1 - t0) * 1e6 / repeats, (t2 - t1) * 1e6 / repeats, (t3 - t2) * 1e6 / repeats,
+                (t4 - t3) * 1e6 / repeats)
+
     # --- cut-off recording (cutoffs.pxi), the training sets of `data cutoffs` --
 
     def record_cutoffs(self, int capacity, int min_depth=2) -> None:

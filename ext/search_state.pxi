@@ -135,6 +135,8 @@ ctypedef struct Search:
     TdEval* td              # the TD-trained evaluation, or NULL: the handwritten one
     TdCacheEntry* td_cache  # its scores of recently evaluated positions
     TdAccumulator td_acc[TD_ACCUMULATORS]   # its first-layer sums (eval_td.pxi)
+    NnueWeights* nnue       # the NNUE, or NULL (at most one of td and nnue is set)
+    NnueAccumulator nnue_acc[NNUE_STACK]    # its accumulators, by ply (nnue.pxi)
     NmmCacheEntry* nmm_cache    # the net's quiet-move scores of recently scored nodes
     NmmAccumulator nmm_acc      # the hidden layer's sums (a net with a hidden layer)
     double hhweight         # the weight in use (moves when adaptive)
