@@ -85,13 +85,14 @@ td-data: build
 
 # Self-play records for the learned evaluation (engine/data/selfplay.py has the format,
 # reports/selfplay/README.md the speed): resumable, a rerun continues where a killed one
-# stopped, and a larger GAMES adds batches. EVAL_FILE=path plays with a TD net.
+# stopped, and a larger GAMES adds batches. EVAL_FILE=path plays with a net (TD or NNUE), its
+# folder named after the file (nets/td.npz: _td, nets/nnue.npz: _nnue).
 # 3-6 random plies after the 2-move book: 4-8 left most games lost from the start (32 of 40
 # adjudicated wins in the first measurement).
 GAMES ?= 1000
 NODES ?= 5000
 RANDOM_PLIES ?= 3 6
-SELFPLAY_OUT ?= var/selfplay/n$(NODES)_s$(or $(SEED),1)$(if $(EVAL_FILE),_td)
+SELFPLAY_OUT ?= var/selfplay/n$(NODES)_s$(or $(SEED),1)$(if $(EVAL_FILE),_$(basename $(notdir $(EVAL_FILE))))
 selfplay: build
 	$(PY) -m engine.cli data selfplay --games $(GAMES) --batch-games 100 --nodes $(NODES) --seed $(or $(SEED),1) \
 	    --workers $(JOBS) --random-plies $(RANDOM_PLIES) --openings $(DATA)/openings/2moves_v1.epd \

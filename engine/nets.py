@@ -299,13 +299,31 @@ def handwritten_fingerprint() -> str:
     return weights_fingerprint(eval_weights())
 
 
-def evaluation_id(td_file: Path | None = None) -> str:
+def evaluation_id(eval_file: Path | None = None) -> str:
     """What an engine evaluates with, for files that store its scores (move
-    tables, self-play records): ``handwritten:<handwritten_fingerprint()>``,
-    or with a TD net ``td:<the net file's hash>``."""
-    if td_file is None:
+    tables, self-play records): ``handwritten:<handwritten_fingerprint()>``;
+    with a TD net ``td:<the net file's hash>``; with an NNUE (the file's
+    header says which) ``nnue:<the net's fingerprint>``, the hash of its
+    numbers that load_nnue checks (engine/evaluation/nnue.py)."""
+    if eval_file is None:
         return f"handwritten:{handwritten_fingerprint()}"
-    return f"td:{hashlib.sha256(Path(td_file).read_bytes()).hexdigest()[:16]}"
+    header, _ = read_header(eval_file)
+    if header.get("kind") == "nnue":
+        return f"nnue:{header.get('sha256')}"
+    return f"td:{hashlib.sha256(Path(eval_file).read_bytes()).hexdigest()[:16]}"
+
+
+def load_evaluation(path: Path):
+    """The evaluation net in ``path``, a TD net or an NNUE as its header says
+    (for commands that take either: self-play, bench-eval); NetError if it is
+    neither or cannot be used. Either has ``install(searcher)``."""
+    header, _ = read_header(path)
+    if header.get("kind") == "nnue":
+        from engine.evaluation.nnue import load_nnue     # it imports this module: not at the top
+        return load_nnue(path)
+    if header.get("kind") == "td":
+        return load_td(path)
+    raise NetError(f"{path} holds a {header.get('kind')!r} net, not an evaluation (td or nnue)")
 
 
 def save_td(net: TdNet, path: Path) -> None:

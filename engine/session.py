@@ -69,6 +69,9 @@ class Session:
         self._td_file: str | None = None    # the EvalFile the loaded TD net came from
         self._td_net = None
         self._td_id: str | None = None      # the loaded TD net's evaluation_id
+        self._nnue_file: str | None = None  # the NnueFile the loaded NNUE came from
+        self._nnue_net = None
+        self._nnue_id: str | None = None    # the loaded NNUE's evaluation_id
         self.options = Options(self._option_table())
 
     def info_string(self, text: str) -> None:
@@ -100,6 +103,7 @@ class Session:
             "MoveTablesFile": self._set_move_tables_file, "ForwardPruning": self._set_forward_pruning,
             "StrategyFile": self._set_strategy_file, "ChessMapsRegions": self._set_regions,
             "RegionsFile": self._set_regions_file, "Eval": self._set_eval, "EvalFile": self._set_eval_file,
+            "NnueFile": self._set_nnue_file,
             "EndgameRules": set_endgame_rules,
         }
 
@@ -132,9 +136,9 @@ class Session:
                 self._apply_move_tables()
             self._apply_hhweight()
             self._load_nets_needed()
-            if self.options["Eval"] == "td":
+            if self.options["Eval"] != "handwritten":
                 try:
-                    self._set_eval("td")
+                    self._set_eval(self.options["Eval"])
                 except OptionError as e:
                     self.options.values["Eval"] = "handwritten"
                     self.error(str(e))
@@ -166,9 +170,14 @@ class Session:
 
     def evaluation_id(self) -> str:
         """What the engine evaluates with, for files that store its scores:
-        ``handwritten:<weights' fingerprint>`` or ``td:<the net file's hash>``."""
+        ``handwritten:<weights' fingerprint>``, ``td:<the net file's hash>``
+        or ``nnue:<the net's fingerprint>``."""
         from engine.nets import evaluation_id
-        return self._td_id if self.options["Eval"] == "td" and self._td_id else evaluation_id()
+        if self.options["Eval"] == "td" and self._td_id:
+            return self._td_id
+        if self.options["Eval"] == "nnue" and self._nnue_id:
+            return self._nnue_id
+        return evaluation_id()
 
     def _set_move_tables(self, on: bool) -> None:
         if self._searcher is None:
@@ -310,18 +319,30 @@ class Session:
         self._apply_hhweight()
 
     def _set_eval(self, value: str) -> None:
-        """Eval td loads EvalFile (once) and searches with it; a file that
-        cannot be used is reported and the handwritten evaluation stays."""
+        """Eval td loads EvalFile (once) and searches with it, Eval nnue
+        NnueFile; a file that cannot be used is reported and the evaluation
+        in use stays (handwritten, unless it was the other net)."""
         if self._searcher is None:
             return                      # applied when the searcher is made
         if value == "handwritten":
             self._searcher.use_td(False)
+            self._searcher.use_nnue(False)
+            return
+        if value == "nnue":
+            if self._nnue_file != self.options["NnueFile"]:
+                try:
+                    self._load_nnue(self.options["NnueFile"])
+                except OptionError as e:
+                    kept = "td" if self._searcher.uses_td else "handwritten"
+                    raise OptionError(f"{e}; Eval stays {kept}") from None
+            self._searcher.use_nnue(True)
             return
         if self._td_file != self.options["EvalFile"]:
             try:
                 self._load_td(self.options["EvalFile"])
             except OptionError as e:
-                raise OptionError(f"{e}; Eval stays handwritten") from None
+                kept = "nnue" if self._searcher.uses_nnue else "handwritten"
+                raise OptionError(f"{e}; Eval stays {kept}") from None
         self._searcher.use_td(True)
 
     def _set_eval_file(self, path: str) -> None:
@@ -335,6 +356,33 @@ class Session:
             self.options.values["Eval"] = "handwritten"
             self._td_file = None
             raise OptionError(f"{e}; the evaluation falls back to handwritten") from None
+
+    def _set_nnue_file(self, path: str) -> None:
+        if self._searcher is None or self.options["Eval"] != "nnue":
+            self._nnue_file = None      # loaded when Eval nnue asks for it
+            return
+        try:
+            self._load_nnue(path)
+        except OptionError as e:
+            self._searcher.use_nnue(False)
+            self.options.values["Eval"] = "handwritten"
+            self._nnue_file = None
+            raise OptionError(f"{e}; the evaluation falls back to handwritten") from None
+        self._searcher.use_nnue(True)
+
+    def _load_nnue(self, path: str) -> None:
+        """Read and check NnueFile and install it (it is then the evaluation in use)."""
+        from engine.evaluation.nnue import load_nnue
+        from engine.nets import NetError, evaluation_id
+        resolved = self._file("NnueFile", path)
+        try:
+            net = load_nnue(resolved)
+        except NetError as e:
+            raise OptionError(f"NnueFile: {e}") from None
+        net.install(self._searcher)
+        self._nnue_net = net
+        self._nnue_file = path
+        self._nnue_id = evaluation_id(resolved)
 
     def _load_td(self, path: str) -> None:
         from engine.nets import NetError, evaluation_id, load_td
@@ -400,9 +448,15 @@ class Session:
 
     def evaluation(self, args: list[str]) -> None:
         """The evaluation in use: the handwritten one term by term (White's
-        view), or the TD net's output, phase blend and strongest inputs."""
+        view), the TD net's output, phase blend and strongest inputs, or the
+        NNUE's bucket, score and the men that weigh most in it."""
         if self.options["Eval"] == "td" and self.searcher.uses_td:
             self._td_evaluation()
+            return
+        if self.options["Eval"] == "nnue" and self.searcher.uses_nnue:
+            from engine.evaluation.explain import explain_nnue
+            for line in explain_nnue(self._nnue_net, self.board, self.searcher.evaluate(self.board)):
+                self.send(line)
             return
         trace = eval_trace(self.board)
         self.send(f"{'term':<16}{'white mg':>10}{'eg':>7}{'black mg':>10}{'eg':>7}{'total mg':>10}{'eg':>7}")

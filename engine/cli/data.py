@@ -217,7 +217,7 @@ def data_cutoffs(positions: str, out: str, depth: int, min_depth: int, min_ply: 
 @click.option("--random-plies", type=(click.IntRange(0), click.IntRange(0)), default=(4, 8), show_default=True,
               metavar="MIN MAX", help="Random legal plies played after the opening position.")
 @click.option("--eval-file", type=click.Path(exists=True, dir_okay=False), default=None,
-              help="Play with this TD net (default: the handwritten evaluation).")
+              help="Play with this net, a TD net or an NNUE (default: the handwritten evaluation).")
 @click.option("--no-adjudicate", is_flag=True, help="Play every game out (no adjudicated wins or draws).")
 @click.option("--workers", "-j", type=click.IntRange(1), default=2, show_default=True, help="Local processes.")
 @click.option("--cluster", default=None, metavar="ADDRESS", help="Run the batches on a Ray cluster.")

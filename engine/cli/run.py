@@ -96,7 +96,7 @@ def bench_perft(runs: int, quick: bool) -> None:
 
 @click.command("bench-eval")
 @click.option("--net", "nets", type=click.Path(exists=True, dir_okay=False), multiple=True,
-              help="A TD net to time (repeatable; default: the shipped nets/td.npz).")
+              help="A TD net or an NNUE to time (repeatable; default: the shipped nets/td.npz).")
 @click.option("--runs", type=int, default=5, show_default=True, help="Rounds; the median is reported.")
 @click.option("--depth", type=click.IntRange(1, 64), default=None, help="Search depth (default: the bench depth).")
 def bench_eval(nets: tuple[str, ...], runs: int, depth: int | None) -> None:
@@ -112,7 +112,7 @@ def bench_eval(nets: tuple[str, ...], runs: int, depth: int | None) -> None:
 @click.option("--eval", "evaluation", type=click.Choice(EVALS), default=EVALS[0],
               show_default=True, help="The evaluation to search with.")
 @click.option("--eval-file", type=click.Path(dir_okay=False), default=None,
-              help="The TD net for --eval td (default: the shipped nets/td.npz).")
+              help="The net for --eval td or nnue (default: the shipped nets/td.npz or nets/nnue.npz).")
 def bench(depth: int | None, evaluation: str, eval_file: str | None) -> None:
     """Fixed-depth search of fixed positions at the engine's default options;
     the last line is 'N nodes M nps'."""
@@ -120,7 +120,7 @@ def bench(depth: int | None, evaluation: str, eval_file: str | None) -> None:
     from engine.session import bench_searcher
     values: dict = {"Eval": evaluation}
     if eval_file:
-        values["EvalFile"] = str(Path(eval_file).resolve())
+        values["NnueFile" if evaluation == "nnue" else "EvalFile"] = str(Path(eval_file).resolve())
     problems: list[str] = []
 
     def show(i: int, fen: str, result: dict) -> None:

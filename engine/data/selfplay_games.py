@@ -42,7 +42,7 @@ class SelfplayJob:
     random_plies: tuple[int, int]   # random legal plies after the opening: at least, at most
     openings: str                   # the suite's file name and its SHA-256
     openings_sha256: str
-    eval_file: str | None           # a TD net, or None: the handwritten evaluation
+    eval_file: str | None           # a TD net or an NNUE, or None: the handwritten evaluation
     adjudicate: bool
     max_plies: int = MAX_PLIES
 
@@ -89,16 +89,18 @@ _SEARCHERS: dict = {}       # one engine per process and evaluation: a worker ke
 
 def engine_for(eval_file: str | None):
     """(searcher, evaluation id): the engine as a Session makes it at its
-    default options, with the TD net of ``eval_file`` installed if one is given."""
+    default options, with the net of ``eval_file`` installed if one is given
+    (a TD net or an NNUE, as its header says: generation n + 1's data is
+    played by net n)."""
     if eval_file not in _SEARCHERS:
-        from engine.nets import evaluation_id, load_td
+        from engine.nets import evaluation_id, load_evaluation
         from engine.session import default_searcher
         try:
             searcher = default_searcher()
         except ValueError as e:
             raise RuntimeError(f"the engine did not start at its defaults: {e}") from None
         if eval_file:
-            load_td(Path(eval_file)).install(searcher)
+            load_evaluation(Path(eval_file)).install(searcher)
         _SEARCHERS[eval_file] = searcher, evaluation_id(Path(eval_file) if eval_file else None)
     return _SEARCHERS[eval_file]
 
@@ -158,12 +160,12 @@ def make_job(openings: Path, nodes: int, hard_nodes: int | None, seed: int, batc
              random_plies: tuple[int, int], eval_file: str | None, adjudicate: bool,
              max_plies: int = MAX_PLIES) -> SelfplayJob:
     """The job, the opening suite named by its file name and hash; ValueError
-    for settings that cannot be played (a TD net this engine cannot use among them)."""
+    for settings that cannot be played (a net this engine cannot use among them)."""
     if nodes < 1 or batch_games < 1 or not 0 <= random_plies[0] <= random_plies[1] or max_plies < 1:
         raise ValueError("nodes, batch games and max plies must be positive, random plies MIN <= MAX")
     if eval_file:
-        from engine.nets import load_td
-        load_td(Path(eval_file))        # NetError (a ValueError) now, not in every worker
+        from engine.nets import load_evaluation
+        load_evaluation(Path(eval_file))    # NetError (a ValueError) now, not in every worker
     digest = hashlib.sha256(openings.read_bytes()).hexdigest()
     return SelfplayJob(nodes, max(hard_nodes or 4 * nodes, nodes), seed, batch_games, tuple(random_plies),
                        openings.name, digest, str(Path(eval_file).resolve()) if eval_file else None,

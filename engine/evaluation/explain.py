@@ -1,9 +1,10 @@
-"""What the TD net sees in a position: its output, the phase blend, and the
-inputs that move its output most (the ``eval`` command with ``Eval td``).
+"""What a net sees in a position (the ``eval`` command): the TD net's output,
+phase blend and the inputs that move its output most (``Eval td``), or the
+NNUE's bucket, score and the men that weigh most in it (``Eval nnue``).
 
 An input's contribution is what the output loses when the input is taken
 away: a number set back to its mean over the training positions, a piece's
-square input switched off.
+square input switched off, a man taken off the board.
 """
 from __future__ import annotations
 
@@ -54,5 +55,41 @@ def explain(net: TdNet, board: Board, output: float, cp: int, top: int = 8) -> l
              "strongest inputs (output without the input's value, side to move's view):"]
     lines += [f"  {effect:+.4f}  {what}" for effect, what in effects[:top]]
     white = cp if board.turn == "w" else -cp
+    lines.append(f"Final evaluation: {white / 100:+.2f} (White's view)")
+    return lines
+
+
+# --- the NNUE (Eval nnue) --------------------------------------------------------
+
+COLOURS = ("white", "black")
+
+
+def explain_nnue(net, board: Board, cp: int, top: int = 8) -> list[str]:
+    """The ``eval`` report of an NNUE (engine.evaluation.nnue.NnueNet): its
+    bucket and score, and the men that weigh most in it: each man's
+    contribution is the score less the score without him (the reference's
+    integers; kings are never taken off), from the side to move's view.
+    ``cp``: the engine's score here (the endgame rules and the clamp
+    included)."""
+    from engine.evaluation.nnue import bucket, fen_pieces
+    pieces, stm = fen_pieces(board.fen())
+    raw = net.centipawns(pieces, stm)
+    effects = []
+    for i, (colour, ptype, sq) in enumerate(pieces):
+        if ptype == 5:
+            continue
+        without = net.centipawns(pieces[:i] + pieces[i + 1:], stm)
+        effects.append((raw - without, f"{COLOURS[colour]} {PIECES[ptype]} on {'abcdefgh'[sq % 8]}{sq // 8 + 1}"))
+    effects.sort(key=lambda e: (-abs(e[0]), e[1]))
+    lines = [f"NNUE: (768->{net.hidden})x2->1, 8 buckets, scale {net.scale:g}, fingerprint {net.fingerprint()}",
+             f"{len(pieces)} men: bucket {bucket(len(pieces))}; the net says {raw / 100:+.2f} pawns "
+             f"for the side to move ({'White' if stm == 0 else 'Black'})"]
+    if cp != raw:
+        lines.append(f"the engine scores {cp / 100:+.2f}: " +
+                     ("an endgame rule decides this position (EndgameRules)" if abs(raw) <= 20000 else
+                      "the net's score clamped below the mate scores"))
+    lines.append("the men that weigh most (the score less the score without him, side to move's view):")
+    lines += [f"  {effect / 100:+7.2f}  {what}" for effect, what in effects[:top]]
+    white = cp if stm == 0 else -cp
     lines.append(f"Final evaluation: {white / 100:+.2f} (White's view)")
     return lines

@@ -1,13 +1,16 @@
 """``nmm-chess bench-eval``: search speed with each evaluation, as a ratio.
 
-The bench is searched with the handwritten evaluation and with each TD net,
+The bench is searched with the handwritten evaluation and with each net (a
+TD net or an NNUE, as its file's header says),
 ``runs`` rounds. Within a round the evaluations take turns position by
 position, so that a spell of a busy machine (this one is shared) falls on
 all of them alike, and each search is timed in the thread's CPU time, which
 leaves out the time the thread was not running. The figures are the median
 nps of each and the median of the rounds' ratios to handwritten. Beside it, the cost of one evaluation (median over the
-bench positions, ``LabSearcher.eval_cost``): a fresh TD evaluation (features
-and every input summed), and its parts.
+bench positions): a fresh TD evaluation (features and every input summed)
+and its parts (``LabSearcher.eval_cost``), or an NNUE's from scratch, its
+accumulators brought over one move, and its output layer
+(``LabSearcher.nnue_eval_cost``).
 """
 from __future__ import annotations
 
@@ -19,16 +22,31 @@ import click
 
 from engine._core import Board, LabSearcher, Searcher
 from engine.bench import POSITIONS
-from engine.nets import load_td
+from engine.evaluation.nnue import NnueNet
+from engine.nets import load_evaluation
 from engine.session import default_searcher, options_line
 
 
 def eval_costs(net) -> dict[str, float]:
-    """Median nanoseconds over the bench positions: handwritten, TD features, whole TD, one net."""
+    """Median nanoseconds over the bench positions: handwritten, TD features,
+    whole TD, one net; or handwritten, the NNUE afresh, one move's update of
+    its accumulators, its output layer."""
     searcher = default_searcher(1, searcher_class=LabSearcher)
     net.install(searcher)
-    costs = [searcher.eval_cost(Board(fen), 5000) for fen in POSITIONS]
-    return {name: median(c[i] for c in costs) for i, name in enumerate(("handwritten", "features", "td", "net"))}
+    if isinstance(net, NnueNet):
+        costs = [searcher.nnue_eval_cost(after_a_move(fen), 5000) for fen in POSITIONS]
+        names = ("handwritten", "nnue afresh", "nnue update", "nnue output")
+    else:
+        costs = [searcher.eval_cost(Board(fen), 5000) for fen in POSITIONS]
+        names = ("handwritten", "features", "td", "net")
+    return {name: median(c[i] for c in costs) for i, name in enumerate(names)}
+
+
+def after_a_move(fen: str) -> Board:
+    """``fen`` after its first legal move: the NNUE's update is timed over that move."""
+    board = Board(fen)
+    board.push(board.legal_moves()[0])
+    return board
 
 
 def bench_round(searchers: dict[str, Searcher], depth: int) -> dict[str, tuple[int, float]]:
@@ -46,7 +64,7 @@ def bench_round(searchers: dict[str, Searcher], depth: int) -> dict[str, tuple[i
 
 
 def run(nets: list[Path], runs: int, depth: int) -> None:
-    loaded = {path.name: load_td(path) for path in nets}
+    loaded = {path.name: load_evaluation(path) for path in nets}
     searchers = {"handwritten": default_searcher(16)}     # the engine's defaults; each net on top
     for name, net in loaded.items():
         searchers[name] = default_searcher(16)
