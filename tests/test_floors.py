@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.evaluation.nnue import BUCKETS, INPUTS, quantise, save_nnue
 from engine.nets import TdNet, save_td
 from uci_client import HANG_GUARD, REPO, errors_in
 
@@ -85,9 +86,27 @@ def tiny_td_net(path: Path) -> None:
                   np.full((1, inputs), 1e-3, np.float32), np.zeros(1, np.float32), 300.0, {}), path)
 
 
+def tiny_nnue(path: Path) -> None:
+    rng = np.random.default_rng(1)
+    save_nnue(quantise(rng.uniform(-0.5, 0.5, (INPUTS, 64)), np.zeros(64), rng.uniform(-1, 1, (BUCKETS, 128)),
+                       np.zeros(BUCKETS), 400.0), path)
+
+
+def run_engine(script: list[str], folder: Path) -> tuple[list[str], set[str]]:
+    """The engine's output for ``script`` (cleanly ended, no error) and the modules it loaded."""
+    modules = folder / "modules.json"
+    done = subprocess.run([sys.executable, "-c", RUN_ENGINE, str(REPO), str(modules)], input="\n".join(script),
+                          capture_output=True, text=True, cwd=folder, timeout=HANG_GUARD)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    out = done.stdout.splitlines()
+    assert not errors_in(out), errors_in(out)
+    return out, set(json.loads(modules.read_text()))
+
+
 def test_the_engine_with_every_file_option_loads_no_lab_module(tmp_path: Path) -> None:
     nets = REPO / "nets"
     tiny_td_net(tmp_path / "td.npz")
+    tiny_nnue(tmp_path / "nnue.npz")
     script = [
         "uci",
         f"setoption name NMMFile value {nets / 'nmm.npz'}", "setoption name MoveOrdering value weighted",
@@ -95,17 +114,18 @@ def test_the_engine_with_every_file_option_loads_no_lab_module(tmp_path: Path) -
         f"setoption name StrategyFile value {nets / 'strategy.npz'}", "setoption name ForwardPruning value true",
         f"setoption name MoveTablesFile value {tmp_path / 'tables.npz'}", "setoption name MoveTables value true",
         f"setoption name EvalFile value {tmp_path / 'td.npz'}", "setoption name Eval value td",
+        f"setoption name NnueFile value {tmp_path / 'nnue.npz'}",
         "isready", "position startpos moves e2e4", "go depth 5", "eval", "nmm", "d", "bench 2",
         "ucinewgame", "position startpos", "go depth 3", "isready", "quit"]
-    modules = tmp_path / "modules.json"
-    done = subprocess.run([sys.executable, "-c", RUN_ENGINE, str(REPO), str(modules)], input="\n".join(script),
-                          capture_output=True, text=True, cwd=tmp_path, timeout=HANG_GUARD)
-    assert done.returncode == 0 and done.stderr == "", done.stderr
-    out = done.stdout.splitlines()
-    assert not errors_in(out), errors_in(out)
+    out, loaded = run_engine(script, tmp_path)
     assert sum(line.startswith("bestmove") for line in out) == 2
     assert any(line.startswith("info string nmm ") for line in out)           # the net was read
     assert (tmp_path / "tables.npz").exists()                                   # the move tables written
-    loaded = json.loads(modules.read_text())
     assert {"engine.uci", "engine.nets", "engine.memory", "engine.evaluation.explain"} <= set(loaded)
     assert [name for name in loaded if is_lab(name)] == []
+    # The other net: Eval nnue, its eval and a search.
+    out, loaded = run_engine(["uci", f"setoption name NnueFile value {tmp_path / 'nnue.npz'}",
+                              "setoption name Eval value nnue", "isready", "position startpos moves e2e4", "eval",
+                              "go depth 5", "isready", "quit"], tmp_path)
+    assert any(line.startswith("NNUE: ") for line in out) and sum(line.startswith("bestmove") for line in out) == 1
+    assert "engine.evaluation.nnue" in loaded and [name for name in loaded if is_lab(name)] == []

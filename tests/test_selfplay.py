@@ -210,6 +210,22 @@ def test_a_td_net_plays_the_games_and_names_itself(tmp_path):
         gen.make_job(openings, 200, None, 1, 1, (2, 4), str(tmp_path / "bad.npz"), adjudicate=True)
 
 
+def test_an_nnue_plays_the_games_and_names_itself(tmp_path):
+    """Generation 2's data is played by net 1: --eval-file takes an NNUE
+    (the kind read from its header) and the batches name it by its fingerprint."""
+    from engine.evaluation.nnue import BUCKETS, INPUTS, quantise, save_nnue
+    rng = np.random.default_rng(2)
+    nnue = quantise(rng.uniform(-0.3, 0.3, (INPUTS, 64)), np.zeros(64), rng.uniform(-1, 1, (BUCKETS, 128)),
+                    np.zeros(BUCKETS), 400.0)
+    save_nnue(nnue, tmp_path / "nnue.npz")
+    openings = suite(tmp_path)
+    nnue_job = gen.make_job(openings, 200, None, 1, 1, (2, 4), str(tmp_path / "nnue.npz"), adjudicate=True)
+    assert gen.generate(openings, nnue_job, 1, tmp_path / "nnue", workers=1, progress=False)["games"] == 1
+    header, records = sp.read_batch(tmp_path / "nnue" / "batch_000000.bin")
+    assert header["evaluation"] == f"nnue:{nnue.fingerprint()}"
+    replay(records)
+
+
 def test_the_format_modules_examples_hold():
     assert doctest.testmod(sp).failed == 0
 
