@@ -9,7 +9,7 @@ DEPS   := $(VENV)/.deps-installed
 CORE   := build/.core-built
 
 .PHONY: docs texel-data texel texel-own search-sprt sprt-status screens-status endgame-match strength-gauntlet strength-gauntlet-before threads-study threads-match threads-soak compress-pgns cutoffs nmm-cut tree-size tree-size-deep chessmaps-study regions strategy run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
-        td-data td-net td-leaf td-match td-sprt td-bench evaluators selfplay clean
+        td-data td-net td-leaf td-match td-sprt td-bench evaluators selfplay nnue-net nnue-bench clean
 
 DATA   ?= $(or $(NMM_DATA),../shared/data)
 
@@ -97,6 +97,24 @@ selfplay: build
 	$(PY) -m engine.cli data selfplay --games $(GAMES) --batch-games 100 --nodes $(NODES) --seed $(or $(SEED),1) \
 	    --workers $(JOBS) --random-plies $(RANDOM_PLIES) --openings $(DATA)/openings/2moves_v1.epd \
 	    --out $(SELFPLAY_OUT) $(if $(EVAL_FILE),--eval-file $(EVAL_FILE))
+
+# The NNUE evaluation trained by TD(lambda) on the self-play records (issue 41 part 3,
+# engine/train/nnue.py, reports/nnue/README.md): a checkpoint after every epoch, a rerun goes on
+# from it (--resume); beside the net its learning curve (.curve.png) and summary (.json).
+# NNUE_DATA may name several folders.
+NNUE_DATA ?= var/selfplay/n5000_s1
+LAMBDA ?= 0.5
+NNUE_HIDDEN ?= 256
+EPOCHS ?= 10
+NNUE_OUT ?= var/nnue/nnue_l$(LAMBDA).npz
+nnue-net: build
+	$(PY) -m engine.cli train nnue $(foreach d,$(NNUE_DATA),--data $(d)) --lam $(LAMBDA) --hidden $(NNUE_HIDDEN) \
+	    --epochs $(EPOCHS) --seed $(or $(SEED),1) --out $(NNUE_OUT) --resume
+
+# The trainer's speed (positions a second, one thread) at 256 and 128 hidden units.
+nnue-bench: build
+	$(PY) -m engine.cli train nnue --bench $(foreach d,$(NNUE_DATA),--data $(d)) --hidden 256
+	$(PY) -m engine.cli train nnue --bench $(foreach d,$(NNUE_DATA),--data $(d)) --hidden 128
 
 # The shipped net: a correction to the handwritten evaluation (copy var/td/td.npz to nets/td.npz).
 chessmaps-study: build

@@ -1,4 +1,5 @@
-"""Build the Cython core (ext/core.pyx -> engine._core)."""
+"""Build the Cython core (ext/core.pyx -> engine._core) and the NNUE trainer's loop
+(ext/nnue_trainer.pyx -> engine.train._nnue_trainer)."""
 import os
 import platform
 
@@ -30,6 +31,9 @@ class ReplacingBuildExt(build_ext):
 extensions = [
     Extension("engine._core", ["ext/core.pyx"], include_dirs=["ext"], extra_compile_args=flags,
               depends=["ext/td_kernel.h", "ext/nnue_kernel.h"]),
+    # The NNUE trainer's loop (engine/train/nnue.py): lab code, compiled with the same flags.
+    Extension("engine.train._nnue_trainer", ["ext/nnue_trainer.pyx"], include_dirs=["ext"],
+              extra_compile_args=flags, depends=["ext/nnue_trainer.h"]),
 ]
 
 # The shipped nets travel in the package as engine/shipped_nets (engine/paths.py

@@ -229,3 +229,64 @@ def train_tdleaf(start: str, games_file: str, data_folder: str | None, out: str,
                     Path(openings) if openings else None, log=click.echo)
     click.echo(json.dumps({k: v for k, v in summary.items() if k not in ("history", "data", "feature_mean")},
                           indent=2))
+
+
+@train_group.command("nnue")
+@click.option("--data", "folders", multiple=True, type=click.Path(file_okay=False), default=["var/selfplay/n5000_s1"],
+              show_default=True, help="A self-play folder (from 'nmm-chess data selfplay'; repeatable): its "
+                                      "complete batches are read.")
+@click.option("--out", type=click.Path(dir_okay=False), default="var/nnue/nnue.npz", show_default=True,
+              help="The net file; beside it .curve.png (the learning curve) and .json (the summary).")
+@click.option("--checkpoint", type=click.Path(dir_okay=False), default=None,
+              help="Written after every epoch (default: the net's name with .ckpt.npz).")
+@click.option("--resume", is_flag=True, help="Go on from --checkpoint (given the same arguments), if it is there.")
+@click.option("--lam", type=click.FloatRange(0, 1), default=0.5, show_default=True,
+              help="lambda of the targets: 0 the search's own score, 1 the game's result.")
+@click.option("--hidden", type=click.Choice(["64", "128", "256", "512"]), default="256", show_default=True,
+              help="Hidden units a view (what the core runs).")
+@click.option("--epochs", type=click.IntRange(1), default=10, show_default=True)
+@click.option("--batch", type=click.IntRange(1), default=16384, show_default=True, help="Positions a step.")
+@click.option("--lr", type=float, default=0.01, show_default=True, help="AdamW's first learning rate.")
+@click.option("--lr-end", type=float, default=1e-4, show_default=True,
+              help="The learning rate at the last step (a half cosine from --lr).")
+@click.option("--wd", type=float, default=0.01, show_default=True, help="Decoupled weight decay (weights, not biases).")
+@click.option("--seed", type=int, default=1, show_default=True, help="The split, the first weights, the shuffles.")
+@click.option("--k", type=float, default=None, help="The logistic scale in cp, the net's scale (fitted when left out).")
+@click.option("--score-cap", type=click.IntRange(1, 30000), default=2000, show_default=True,
+              help="Positions whose |score| is above this are not trained on (mates never are).")
+@click.option("--min-ply", type=click.IntRange(0), default=8, show_default=True,
+              help="Positions before this ply are not trained on.")
+@click.option("--val-fraction", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
+              show_default=True, help="Games held back whole for the validation loss.")
+@click.option("--max-positions", type=click.IntRange(0), default=0, show_default=True,
+              help="Train on the first N positions kept by the filters (0: all).")
+@click.option("--stop-after", type=click.IntRange(1), default=None,
+              help="End this run after N epochs, before the last (go on later with --resume).")
+@click.option("--bench", is_flag=True,
+              help="Only measure the loop's positions a second at --hidden (on up to 400,000 positions of --data; "
+                   "nothing written).")
+def train_nnue(folders: tuple[str, ...], out: str, checkpoint: str | None, resume: bool, lam: float, hidden: str,
+               epochs: int, batch: int, lr: float, lr_end: float, wd: float, seed: int, k: float | None,
+               score_cap: int, min_ply: int, val_fraction: float, max_positions: int, stop_after: int | None,
+               bench: bool) -> None:
+    """The NNUE evaluation trained by TD(lambda) on the engine's own games (engine/train/nnue.py)."""
+    import json
+    import shlex
+    import sys
+
+    from engine.train import nnue
+    try:
+        if bench:
+            nnue.bench([Path(f) for f in folders], int(hidden), batch, max_positions or 400_000, seed=seed,
+                       log=click.echo)
+            return
+        config = nnue.Config(lam=lam, hidden=int(hidden), epochs=epochs, batch=batch, lr=lr, lr_end=lr_end, wd=wd,
+                             seed=seed, k=k, score_cap=score_cap, min_ply=min_ply, val_fraction=val_fraction,
+                             max_positions=max_positions)
+        command = " ".join(["nmm-chess train nnue"] + [shlex.quote(a) for a in sys.argv[3:]])
+        summary = nnue.train([Path(f) for f in folders], Path(out), config, Path(checkpoint) if checkpoint else None,
+                             resume, log=click.echo, stop_after=stop_after, command=command)
+    except ValueError as e:
+        raise click.ClickException(str(e)) from None
+    click.echo(json.dumps({k2: v for k2, v in summary.items() if k2 not in ("history", "params", "config")},
+                          indent=1))

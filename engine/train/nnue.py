@@ -1,0 +1,485 @@
+"""``nmm-chess train nnue``: the NNUE evaluation (engine/evaluation/nnue.py)
+trained by TD(lambda) on the engine's own games (``nmm-chess data selfplay``).
+
+The steps, each stated in the net file's header:
+
+1. **The games.** Every complete batch of the self-play folders is read
+   (memory-mapped); a batch holds whole games, their records consecutive.
+   Validation games are drawn whole (``val_fraction``, seeded).
+2. **The scale K.** The centipawns of one unit of the logistic: K minimising
+   the squared error of sigmoid(score / K) against the game's result, over
+   the training positions kept by the filters (or given). It becomes the net's
+   ``scale``: the engine reads the net's output y as y * K centipawns.
+3. **The targets: the lambda-return** over each whole game, before any
+   filter: v_t = sigmoid(score_t / K) from the mover's view (a mate 1 or 0),
+   z the result for the side to move in the position after the last record,
+   G_T = z and G_t = (1 - lambda) v_t + lambda (1 - G_{t+1}). lambda 0 is the
+   search's own score, lambda 1 the result.
+4. **The filters**, then: positions in check, whose move captures or
+   promotes, with |score| above the cap (mates too), or before the minimum
+   ply, are not trained on (their values still went into their games' targets).
+5. **The inputs**: each position's White-view inputs decoded from the record
+   (numpy, a batch at a time: 32 int16 slots, -1 pads), its side to move and
+   its bucket. Black's view is derived from White's in the loop.
+6. **The loop** (ext/nnue_trainer.h through engine.train._nnue_trainer, one
+   thread, no GIL): mini-batches of positions shuffled each epoch, the mean
+   squared error of sigmoid(y) against the target, the gradient through the
+   sparse first layer, AdamW (beta1 0.9, beta2 0.999, decoupled weight decay
+   on the two weight arrays), the learning rate falling from ``lr`` to
+   ``lr_end`` along a half cosine over all the steps, every weight but the
+   output biases clipped to +-CLIP after each step. Float32 throughout.
+7. **Checkpoints** after every epoch (weights, Adam's moments, step, epoch,
+   the generator's state, the history): ``--resume`` goes on from one, to
+   the weights an uninterrupted run gives, bit for bit.
+8. **The file**: the weights quantised (``quantise``) and written with
+   ``save_nnue``; beside it the learning curve (``.curve.png``) and a summary
+   (``.json``).
+
+Deterministic given the seed: the split comes from a generator seeded by
+(seed, 1); the initial weights and each epoch's shuffle from one seeded by the
+seed, whose state the checkpoint keeps.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from engine.data.selfplay import (BLACK, CHECK, MATE_BOUND, NOISY, RESULT_SHIFT, batch_paths, game_starts,
+                                  read_batch)
+from engine.evaluation.nnue import BUCKETS, CLIP, INPUTS, feature, quantise, save_nnue
+
+SLOTS = 32                  # input slots a view: at most 32 men
+PAD = -1
+
+
+@dataclass
+class Config:
+    lam: float = 0.5
+    hidden: int = 256
+    epochs: int = 10
+    batch: int = 16384
+    lr: float = 0.01            # AdamW's step at the start ... (0.01 beat 0.003 and 0.001 on 360,000
+    lr_end: float = 1e-4        # ... falling to this along a half cosine      positions, 22 steps an epoch)
+    wd: float = 0.01            # decoupled weight decay (the two weight arrays)
+    seed: int = 1
+    k: float | None = None      # the logistic scale in cp; fitted when None
+    score_cap: int = 2000
+    min_ply: int = 8
+    val_fraction: float = 0.05
+    max_positions: int = 0      # positions kept after the filters (0: all)
+
+
+# --- the inputs -------------------------------------------------------------
+
+def features(records: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(White-view inputs (N, 32) int16 in square order, -1 padded; the side to
+    move (N,) uint8, 0 White; the bucket (N,) uint8) of records (RECORD)."""
+    n = len(records)
+    occupancy = np.ascontiguousarray(records["occupancy"], "<u8")
+    bits = np.unpackbits(occupancy.view(np.uint8).reshape(n, 8), axis=1, bitorder="little").astype(bool)
+    pieces = np.ascontiguousarray(records["pieces"], np.uint8)
+    nibbles = np.empty((n, 2 * pieces.shape[1] if n else 32), np.uint8)
+    nibbles[:, 0::2], nibbles[:, 1::2] = pieces & 15, pieces >> 4
+    slot = np.cumsum(bits, axis=1, dtype=np.int16) - 1              # each man's place among the occupied
+    row, square = np.nonzero(bits)
+    slot = slot[row, square]
+    if len(slot) and slot.max() >= SLOTS:
+        raise ValueError("a record with more than 32 men")
+    code = nibbles[row, slot].astype(np.int16)
+    if len(code) and code.max() > 11:
+        raise ValueError("a record with a piece code above 11")
+    white = np.full((n, SLOTS), PAD, np.int16)
+    white[row, slot] = feature(0, code // 6, code % 6, square.astype(np.int16))
+    men = bits.sum(axis=1)
+    bucket = np.minimum(np.maximum(men - 2, 0) // 4, BUCKETS - 1).astype(np.uint8)
+    stm = (records["flags"] & BLACK).astype(np.uint8)
+    return white, stm, bucket
+
+
+def other_view(white: np.ndarray) -> np.ndarray:
+    """Black's inputs of White's: the colours swap and the board flips, as the loop derives them."""
+    return np.where(white >= 0, ((white.astype(np.int32) + 384) % INPUTS) ^ 56, PAD).astype(np.int16)
+
+
+def keep_mask(records: np.ndarray, score_cap: int, min_ply: int) -> np.ndarray:
+    """The positions trained on: not in check, the move neither a capture nor a
+    promotion, |score| at most the cap and not a mate, ply at least min_ply."""
+    score = np.abs(records["score"].astype(np.int32))
+    return (((records["flags"] & (CHECK | NOISY)) == 0) & (score <= score_cap) & (score < MATE_BOUND)
+            & (records["ply"] >= min_ply))
+
+
+# --- the targets ------------------------------------------------------------
+
+def sigmoid(x: np.ndarray) -> np.ndarray:
+    return 0.5 * (1.0 + np.tanh(0.5 * np.asarray(x, np.float64)))     # 1 / (1 + exp(-x)), no overflow
+
+
+def search_values(score: np.ndarray, k: float) -> np.ndarray:
+    """v = sigmoid(score / K) from the mover's view; a mate 1 (won) or 0 (lost)."""
+    score = np.asarray(score, np.float64)
+    v = sigmoid(score / k)
+    v[score >= MATE_BOUND] = 1.0
+    v[score <= -MATE_BOUND] = 0.0
+    return v
+
+
+def result_for_mover(flags: np.ndarray) -> np.ndarray:
+    """The game's result from the view of each record's side to move: 1 won, 0.5 drawn, 0 lost."""
+    white = ((flags >> RESULT_SHIFT) & 3).astype(np.float64) / 2
+    return np.where(flags & BLACK, 1.0 - white, white)
+
+
+def lambda_returns(v: np.ndarray, starts: np.ndarray, ends: np.ndarray, z: np.ndarray, lam: float) -> np.ndarray:
+    """G_t for every record: G_T = z (the game's result for the side to move at
+    T, the position after its last record), G_t = (1 - lam) v_t + lam (1 - G_{t+1}).
+    Games are records starts[g]:ends[g]; vectorised over games, ply by ply back
+    from each game's end."""
+    g = np.empty(len(v), np.float64)
+    lengths = ends - starts
+    order = np.argsort(-lengths, kind="stable")             # the longest first: the games alive are a prefix
+    ends_sorted, z_sorted, lengths_sorted = ends[order], np.asarray(z, np.float64)[order], lengths[order]
+    after = z_sorted.copy()                                  # G of the position after, per game
+    for j in range(int(lengths.max(initial=0))):
+        alive = int(np.searchsorted(-lengths_sorted, -j, side="left"))    # games longer than j
+        t = ends_sorted[:alive] - 1 - j
+        after = (1.0 - lam) * v[t] + lam * (1.0 - after[:alive])
+        g[t] = after
+    return g
+
+
+def fit_k(score: np.ndarray, result: np.ndarray) -> float:
+    """K minimising the mean squared error of sigmoid(score / K) against the
+    result (both from the mover's view): a golden-section search on log K."""
+    score, result = np.asarray(score, np.float64), np.asarray(result, np.float64)
+    lo, hi = math.log(20.0), math.log(3000.0)
+
+    def loss(log_k: float) -> float:
+        return float(np.mean((sigmoid(score / math.exp(log_k)) - result) ** 2))
+    for _ in range(60):
+        a, b = lo + 0.382 * (hi - lo), lo + 0.618 * (hi - lo)
+        if loss(a) < loss(b):
+            hi = b
+        else:
+            lo = a
+    return float(math.exp((lo + hi) / 2))
+
+
+# --- the data ---------------------------------------------------------------
+
+@dataclass
+class Data:
+    """The games of the self-play folders: per record what the targets need
+    (score, flags), per game its bounds, and per kept position its inputs."""
+    score: np.ndarray           # (R,) int16, every record
+    flags: np.ndarray           # (R,) uint8, every record
+    starts: np.ndarray          # (G,) each game's first record
+    ends: np.ndarray            # (G,) after its last
+    kept: np.ndarray            # (N,) int64: the records trained on
+    game: np.ndarray            # (N,) int64: their games
+    feats: np.ndarray           # (N, 32) int16, White's view
+    stm: np.ndarray             # (N,) uint8
+    bucket: np.ndarray          # (N,) uint8
+    folders: list[dict] = field(default_factory=list)
+    signature: str = ""
+
+    def targets(self, lam: float, k: float) -> np.ndarray:
+        """The lambda-returns of the kept positions (float32)."""
+        last = self.ends - 1
+        z = 1.0 - result_for_mover(self.flags[last])         # the side to move after the last record
+        g = lambda_returns(search_values(self.score, k), self.starts, self.ends, z, lam)
+        return g[self.kept].astype(np.float32)
+
+    def results(self) -> np.ndarray:
+        """The result for the side to move of each kept position (float32): lambda 1's target."""
+        return result_for_mover(self.flags[self.kept]).astype(np.float32)
+
+
+def load(folders: list[Path], score_cap: int = 2000, min_ply: int = 8, max_positions: int = 0,
+         log=print) -> Data:
+    """Every complete batch of ``folders`` (what batch_paths lists), in order,
+    until ``max_positions`` kept positions (0: all)."""
+    parts: dict[str, list] = {k: [] for k in ("score", "flags", "starts", "kept", "game", "feats", "stm", "bucket")}
+    records_seen = games_seen = kept_seen = 0
+    digest = hashlib.sha256()
+    info = []
+    for folder in folders:
+        paths = batch_paths(Path(folder))
+        if not paths:
+            raise ValueError(f"{folder} holds no self-play batches (batch_*.bin): make them with "
+                             "'nmm-chess data selfplay'")
+        entry = {"folder": str(folder), "batches": 0, "games": 0, "positions": 0, "kept": 0, "evaluations": []}
+        for path in paths:
+            if max_positions and kept_seen >= max_positions:
+                break
+            header, records = read_batch(path)
+            digest.update(f"{Path(folder).name}/{path.name}:".encode())
+            digest.update(json.dumps(header, sort_keys=True).encode())
+            if not len(records):
+                continue
+            starts = game_starts(records)
+            if starts[0] != 0:
+                raise ValueError(f"{path}: its first record does not start a game")
+            keep = np.flatnonzero(keep_mask(records, score_cap, min_ply))
+            game = np.searchsorted(starts, keep, side="right") - 1
+            white, stm, bucket = features(records[keep])
+            parts["score"].append(np.asarray(records["score"], np.int16))
+            parts["flags"].append(np.asarray(records["flags"], np.uint8))
+            parts["starts"].append(starts + records_seen)
+            parts["kept"].append(keep + records_seen)
+            parts["game"].append(game + games_seen)
+            for name, array in (("feats", white), ("stm", stm), ("bucket", bucket)):
+                parts[name].append(array)
+            records_seen += len(records)
+            games_seen += len(starts)
+            kept_seen += len(keep)
+            entry["batches"] += 1
+            entry["games"] += len(starts)
+            entry["positions"] += len(records)
+            entry["kept"] += len(keep)
+            if header.get("evaluation") not in entry["evaluations"]:
+                entry["evaluations"].append(header.get("evaluation"))
+        info.append(entry)
+    if not records_seen:
+        raise ValueError("no records in the data folders")
+    cat = {k: np.concatenate(v) for k, v in parts.items()}
+    starts = cat["starts"].astype(np.int64)
+    ends = np.append(starts[1:], records_seen)
+    n = min(len(cat["kept"]), max_positions) if max_positions else len(cat["kept"])
+    if n < len(cat["kept"]):
+        info[-1]["kept"] -= len(cat["kept"]) - n
+    data = Data(cat["score"], cat["flags"], starts, ends, cat["kept"][:n].astype(np.int64),
+                cat["game"][:n].astype(np.int64), np.ascontiguousarray(cat["feats"][:n]), cat["stm"][:n],
+                cat["bucket"][:n], info, digest.hexdigest()[:16])
+    log(f"data: {records_seen:,} positions of {games_seen:,} games in "
+        f"{sum(e['batches'] for e in info)} batches; {n:,} kept by the filters")
+    return data
+
+
+def split(data: Data, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(training positions, validation positions): validation games held back whole."""
+    games = len(data.starts)
+    held = np.zeros(games, bool)
+    held[np.random.default_rng([seed, 1]).permutation(games)[:int(round(fraction * games))]] = True
+    val = held[data.game]
+    return np.flatnonzero(~val).astype(np.int64), np.flatnonzero(val).astype(np.int64)
+
+
+# --- the net and its training ---------------------------------------------------
+
+PARAMS = ("ft_weight", "ft_bias", "out_weight", "out_bias")
+
+
+def init_params(hidden: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """The first weights: the first layer uniform in +-1/sqrt(32) (a view's
+    accumulator about 0.6 wide at the start), the output uniform in
+    +-1/sqrt(2H), biases 0."""
+    if hidden <= 0 or hidden % 8:
+        raise ValueError(f"hidden must be a positive multiple of 8, not {hidden}")
+    a = 1 / math.sqrt(SLOTS)
+    b = 1 / math.sqrt(2 * hidden)
+    return [rng.uniform(-a, a, (INPUTS, hidden)).astype(np.float32), np.zeros(hidden, np.float32),
+            rng.uniform(-b, b, (BUCKETS, 2 * hidden)).astype(np.float32), np.zeros(BUCKETS, np.float32)]
+
+
+def learning_rates(config: Config, first: int, count: int, total: int) -> np.ndarray:
+    """The steps first..first+count of a half cosine from lr to lr_end over total steps."""
+    s = np.arange(first, first + count, dtype=np.float64)
+    return config.lr_end + 0.5 * (config.lr - config.lr_end) * (1 + np.cos(np.pi * s / max(total, 1)))
+
+
+def forward(params: list[np.ndarray], feats: np.ndarray, stm: np.ndarray, bucket: np.ndarray) -> np.ndarray:
+    """The float output y of the positions (the compiled loop)."""
+    from engine.train import _nnue_trainer
+    return _nnue_trainer.forward(*params, feats, stm, bucket)
+
+
+def float_output(params: list[np.ndarray], white: np.ndarray, stm: int, men: int) -> float:
+    """y of one position by numpy alone (float64), from its White-view inputs: the tests' second opinion."""
+    ft_weight, ft_bias, out_weight, out_bias = (np.asarray(p, np.float64) for p in params)
+    rows = np.asarray(white)[np.asarray(white) >= 0].astype(np.int64)
+    black = other_view(rows)
+    us, them = (rows, black) if stm == 0 else (black, rows)
+    b, h = min(max(men - 2, 0) // 4, BUCKETS - 1), ft_bias.shape[0]
+    acc_us, acc_them = ft_bias + ft_weight[us].sum(axis=0), ft_bias + ft_weight[them].sum(axis=0)
+    return float((np.clip(acc_us, 0, 1) ** 2 * out_weight[b, :h]).sum()
+                 + (np.clip(acc_them, 0, 1) ** 2 * out_weight[b, h:]).sum() + out_bias[b])
+
+
+def mse(prediction: np.ndarray, target: np.ndarray) -> float:
+    return float(np.mean((np.asarray(prediction, np.float64) - target) ** 2)) if len(target) else float("nan")
+
+
+def save_checkpoint(path: Path, params, moments, squares, meta: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp.npz")
+    arrays = {f"{kind}.{name}": a for kind, group in (("p", params), ("m", moments), ("v", squares))
+              for name, a in zip(PARAMS, group)}
+    np.savez(tmp, meta=np.array(json.dumps(meta)), **arrays)
+    tmp.replace(path)
+
+
+def load_checkpoint(path: Path) -> tuple[list, list, list, dict]:
+    with np.load(path, allow_pickle=False) as f:
+        meta = json.loads(str(f["meta"]))
+        groups = [[np.ascontiguousarray(f[f"{kind}.{name}"], np.float32) for name in PARAMS] for kind in "pmv"]
+    return groups[0], groups[1], groups[2], meta
+
+
+def resumable(config: Config) -> dict:
+    """What a checkpoint must agree on to be resumed (everything but the epochs)."""
+    return {k: v for k, v in asdict(config).items() if k != "epochs"}
+
+
+def train(folders: list[Path], out: Path, config: Config, checkpoint: Path | None = None, resume: bool = False,
+          log=print, stop_after: int | None = None, command: str = "") -> dict:
+    """Train, checkpointing after every epoch; after the last, write the net to
+    ``out`` with its curve and summary. ``stop_after``: end this run after that
+    many epochs (a later ``resume`` goes on). Returns the summary."""
+    from engine.data.selfplay_games import git_commit
+    from engine.train import _nnue_trainer
+    if not 0 <= config.lam <= 1:
+        raise ValueError(f"lambda must be in [0, 1], not {config.lam}")
+    if not 0 < config.val_fraction < 1:
+        raise ValueError("the validation fraction must be between 0 and 1")
+    if config.batch < 1 or config.epochs < 1:
+        raise ValueError("batch and epochs must be positive")
+    out = Path(out)
+    checkpoint = Path(checkpoint) if checkpoint else out.with_suffix(".ckpt.npz")
+    data = load([Path(f) for f in folders], config.score_cap, config.min_ply, config.max_positions, log)
+    train_idx, val_idx = split(data, config.val_fraction, config.seed)
+    if not len(train_idx) or not len(val_idx):
+        raise ValueError(f"{len(train_idx)} training and {len(val_idx)} validation positions: too few games")
+    result = data.results()
+    score = data.score[data.kept]
+    k = config.k or fit_k(score[train_idx], result[train_idx])
+    target = data.targets(config.lam, k)
+    val_feats, val_stm, val_bucket = data.feats[val_idx], data.stm[val_idx], data.bucket[val_idx]
+    val_target, val_result = target[val_idx], result[val_idx]
+    searched = search_values(score[val_idx], k)
+    baseline = {"result": mse(searched, val_result), "targets": mse(searched, val_target)}
+    log(f"{len(train_idx):,} training positions, {len(val_idx):,} validation positions "
+        f"({int(round(config.val_fraction * len(data.starts)))} games); K = {k:.1f} cp"
+        f"{' (given)' if config.k else ' (fitted)'}; lambda {config.lam}")
+    log(f"baseline, the search's own score sigmoid(score/K) on the validation positions: "
+        f"{baseline['result']:.5f} against the result, {baseline['targets']:.5f} against the lambda-targets")
+
+    steps_per_epoch = -(-len(train_idx) // config.batch)
+    total = config.epochs * steps_per_epoch
+    meta_fixed = {"config": resumable(config), "data": data.signature, "k": k}
+    rng = np.random.default_rng(config.seed)
+    if resume and checkpoint.exists():
+        params, moments, squares, meta = load_checkpoint(checkpoint)
+        if meta["config"] != meta_fixed["config"] or meta["data"] != data.signature:
+            raise ValueError(f"{checkpoint} is a checkpoint of other settings or data; remove it or give the same "
+                             "arguments")
+        if params[0].shape[1] != config.hidden:
+            raise ValueError(f"{checkpoint} holds a net of {params[0].shape[1]} hidden units")
+        rng.bit_generator.state = meta["rng"]
+        step, epoch, history = meta["step"], meta["epoch"], meta["history"]
+        log(f"resumed from {checkpoint} after epoch {epoch} (step {step})")
+    else:
+        if resume:
+            log(f"no checkpoint at {checkpoint}: starting")
+        params = init_params(config.hidden, rng)
+        moments = [np.zeros_like(p) for p in params]
+        squares = [np.zeros_like(p) for p in params]
+        step, epoch, history = 0, 0, []
+
+    ran = 0
+    while epoch < config.epochs and (stop_after is None or ran < stop_after):
+        order = train_idx[rng.permutation(len(train_idx))]
+        lrs = learning_rates(config, step, steps_per_epoch, total)
+        started = time.perf_counter()
+        loss_sum, step = _nnue_trainer.train_epoch(params, moments, squares, data.feats, data.stm, data.bucket,
+                                                   target, order, config.batch, lrs, step, config.wd, clip=CLIP)
+        seconds = time.perf_counter() - started
+        epoch += 1
+        ran += 1
+        p = sigmoid(forward(params, val_feats, val_stm, val_bucket).astype(np.float64))
+        history.append({"epoch": epoch, "train": loss_sum / len(order), "validation": mse(p, val_target),
+                        "validation_result": mse(p, val_result), "positions_per_second": len(order) / seconds,
+                        "seconds": seconds, "lr_end_of_epoch": float(lrs[-1])})
+        h = history[-1]
+        log(f"epoch {epoch}/{config.epochs}: train {h['train']:.5f}, validation {h['validation']:.5f} "
+            f"(against the result {h['validation_result']:.5f}), {h['positions_per_second']:,.0f} positions/s, "
+            f"lr {lrs[-1]:.2e}")
+        save_checkpoint(checkpoint, params, moments, squares, {
+            **meta_fixed, "step": step, "epoch": epoch, "history": history, "rng": rng.bit_generator.state})
+
+    summary = {"lambda": config.lam, "k": k, "config": asdict(config), "data": data.folders,
+               "train_positions": int(len(train_idx)), "validation_positions": int(len(val_idx)),
+               "baseline": baseline, "history": history, "epochs_done": epoch, "checkpoint": str(checkpoint)}
+    if epoch < config.epochs:
+        log(f"stopped after epoch {epoch} of {config.epochs}; --resume goes on from {checkpoint}")
+        summary["params"] = params
+        return summary
+    speed = float(np.median([h["positions_per_second"] for h in history]))
+    info = {"trainer": "nmm-chess train nnue (TD(lambda))", "command": command, "data": data.folders,
+            "lambda": config.lam, "k": k, "epochs": config.epochs, "batch": config.batch, "lr": config.lr,
+            "lr_end": config.lr_end, "lr_schedule": "half cosine", "wd": config.wd, "seed": config.seed,
+            "filters": {"score_cap": config.score_cap, "min_ply": config.min_ply, "mates": "dropped",
+                        "in_check": "dropped", "captures_and_promotions": "dropped"},
+            "val_fraction": config.val_fraction, "train_positions": int(len(train_idx)),
+            "validation_positions": int(len(val_idx)),
+            "validation_loss": [round(h["validation"], 6) for h in history],
+            "validation_loss_result": [round(h["validation_result"], 6) for h in history],
+            "train_loss": [round(h["train"], 6) for h in history],
+            "baseline_validation_loss": {k2: round(v, 6) for k2, v in baseline.items()},
+            "positions_per_second": round(speed), "commit": git_commit()}
+    net = quantise(*params, scale=k, info=info)
+    save_nnue(net, out)
+    plot(history, baseline, config.lam, out.with_suffix(".curve.png"))
+    summary |= {"out": str(out), "positions_per_second": round(speed), "fingerprint": net.fingerprint()}
+    out.with_suffix(".json").write_text(json.dumps(summary, indent=1))
+    log(f"wrote {out} (and {out.with_suffix('.curve.png').name}, {out.with_suffix('.json').name})")
+    summary["params"] = params
+    return summary
+
+
+def plot(history: list[dict], baseline: dict, lam: float, path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    epochs = [h["epoch"] for h in history]
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    ax.plot(epochs, [h["train"] for h in history], "o-", label="training (during the epoch)")
+    ax.plot(epochs, [h["validation"] for h in history], "o-", label=f"validation, lambda-targets ({lam})")
+    ax.plot(epochs, [h["validation_result"] for h in history], "o-", label="validation, against the result")
+    ax.axhline(baseline["targets"], color="grey", ls=":", label="search's score, lambda-targets")
+    ax.axhline(baseline["result"], color="grey", ls="--", label="search's score, against the result")
+    ax.set(xlabel="epoch", ylabel="mean squared error of sigmoid(y)", title="NNUE trained by TD(lambda)")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def bench(folders: list[Path], hidden: int, batch: int = 16384, max_positions: int = 400_000, epochs: int = 2,
+          seed: int = 1, log=print) -> float:
+    """Positions a second of the training loop at ``hidden`` on the data (the
+    best of ``epochs`` epochs, one thread); nothing is written."""
+    from engine.train import _nnue_trainer
+    data = load([Path(f) for f in folders], max_positions=max_positions, log=log)
+    rng = np.random.default_rng(seed)
+    params = init_params(hidden, rng)
+    moments, squares = [np.zeros_like(p) for p in params], [np.zeros_like(p) for p in params]
+    target = data.targets(0.5, 160.0)
+    best, step = 0.0, 0
+    for _ in range(epochs):
+        order = rng.permutation(len(data.kept)).astype(np.int64)
+        lrs = np.full(-(-len(order) // batch), 1e-3)
+        started = time.perf_counter()
+        _, step = _nnue_trainer.train_epoch(params, moments, squares, data.feats, data.stm, data.bucket, target,
+                                            order, batch, lrs, step, 0.01, clip=CLIP)
+        best = max(best, len(order) / (time.perf_counter() - started))
+    log(f"H = {hidden}, batch {batch}: {best:,.0f} positions/s ({len(data.kept):,} positions an epoch, "
+        f"best of {epochs})")
+    return best
