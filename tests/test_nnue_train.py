@@ -141,6 +141,30 @@ def test_the_decoded_inputs_are_the_specifications_for_both_views(games):
         assert buckets[i] == bucket(len(pieces)) and stm[i] == (board.turn == chess.BLACK)
 
 
+
+def test_mirrored_inputs_are_those_of_the_board_mirrored_a_to_h(games):
+    records = all_records(games)
+    white, _, _ = nnue.features(records)
+    flipped = nnue.mirrored(white)
+    black = nnue.other_view(flipped)
+    for i in range(0, len(records), 11):
+        board = chess.Board(sp.decode(records[i])).transform(chess.flip_horizontal)
+        pieces = [(0 if p.color == chess.WHITE else 1, p.piece_type - 1, sq) for sq, p in board.piece_map().items()]
+        assert sorted(flipped[i][flipped[i] >= 0]) == active_features(pieces, 0)
+        assert sorted(black[i][black[i] >= 0]) == active_features(pieces, 1)
+
+
+def test_the_baselines_include_the_handwritten_evaluation_on_the_same_positions(games, tmp_path):
+    summary = nnue.train([games], tmp_path / "m.npz", small_config(epochs=1, mirror=True), log=quiet)
+    base = summary["baseline"]
+    # the static evaluation predicts the lambda-targets (mostly the search's scores) worse than the search does
+    assert 0 < base["targets"] < base["handwritten_targets"] < 0.25
+    plain = nnue.train([games], tmp_path / "p.npz", small_config(epochs=1), log=quiet)
+    assert summary["train_positions"] == 2 * plain["train_positions"]
+    assert summary["validation_positions"] == plain["validation_positions"]      # only real positions
+    assert load_nnue(tmp_path / "m.npz").info["mirror"] is True
+
+
 # --- the loop ---------------------------------------------------------------
 
 def tiny_net(rng, hidden=16):

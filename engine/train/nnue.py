@@ -50,7 +50,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.data.selfplay import (BLACK, CHECK, MATE_BOUND, NOISY, RESULT_SHIFT, batch_paths, game_starts,
+from engine.data.selfplay import (BLACK, CHECK, MATE_BOUND, NOISY, RESULT_SHIFT, batch_paths, decode, game_starts,
                                   read_batch)
 from engine.evaluation.nnue import BUCKETS, CLIP, INPUTS, feature, quantise, save_nnue
 
@@ -73,6 +73,7 @@ class Config:
     min_ply: int = 8
     val_fraction: float = 0.05
     max_positions: int = 0      # positions kept after the filters (0: all)
+    mirror: bool = False        # also train on each position mirrored a<->h (see mirrored)
 
 
 # --- the inputs -------------------------------------------------------------
@@ -186,6 +187,7 @@ class Data:
     feats: np.ndarray           # (N, 32) int16, White's view
     stm: np.ndarray             # (N,) uint8
     bucket: np.ndarray          # (N,) uint8
+    rows: np.ndarray            # (N,) RECORD: the kept records, for the handwritten baseline
     folders: list[dict] = field(default_factory=list)
     signature: str = ""
 
@@ -205,7 +207,8 @@ def load(folders: list[Path], score_cap: int = 2000, min_ply: int = 8, max_posit
          log=print) -> Data:
     """Every complete batch of ``folders`` (what batch_paths lists), in order,
     until ``max_positions`` kept positions (0: all)."""
-    parts: dict[str, list] = {k: [] for k in ("score", "flags", "starts", "kept", "game", "feats", "stm", "bucket")}
+    parts: dict[str, list] = {k: [] for k in ("score", "flags", "starts", "kept", "game", "feats", "stm", "bucket",
+                                              "rows")}
     records_seen = games_seen = kept_seen = 0
     digest = hashlib.sha256()
     info = []
@@ -234,6 +237,7 @@ def load(folders: list[Path], score_cap: int = 2000, min_ply: int = 8, max_posit
             parts["starts"].append(starts + records_seen)
             parts["kept"].append(keep + records_seen)
             parts["game"].append(game + games_seen)
+            parts["rows"].append(np.array(records[keep]))
             for name, array in (("feats", white), ("stm", stm), ("bucket", bucket)):
                 parts[name].append(array)
             records_seen += len(records)
@@ -256,10 +260,32 @@ def load(folders: list[Path], score_cap: int = 2000, min_ply: int = 8, max_posit
         info[-1]["kept"] -= len(cat["kept"]) - n
     data = Data(cat["score"], cat["flags"], starts, ends, cat["kept"][:n].astype(np.int64),
                 cat["game"][:n].astype(np.int64), np.ascontiguousarray(cat["feats"][:n]), cat["stm"][:n],
-                cat["bucket"][:n], info, digest.hexdigest()[:16])
+                cat["bucket"][:n], cat["rows"][:n], info, digest.hexdigest()[:16])
     log(f"data: {records_seen:,} positions of {games_seen:,} games in "
         f"{sum(e['batches'] for e in info)} batches; {n:,} kept by the filters")
     return data
+
+
+def mirrored(feats: np.ndarray) -> np.ndarray:
+    """The inputs of the positions mirrored left to right (file a <-> h).
+
+    The net sees no castling rights, and chess is the same game mirrored but
+    for castling, so a mirrored position is one more training example with the
+    same target: twice the positions from the same games, for a net that has
+    few. The square is the input's low 6 bits; its file the low 3.
+
+    >>> mirrored(np.array([[0, 7, 392, -1]], np.int16)).tolist()
+    [[7, 0, 399, -1]]
+    """
+    return np.where(feats >= 0, feats ^ 7, feats).astype(feats.dtype)
+
+
+def handwritten_scores(rows: np.ndarray) -> np.ndarray:
+    """The handwritten evaluation's static score (cp, side to move) of each record:
+    the number a net has to beat, on the same positions and targets."""
+    from engine._core import Board, Searcher
+    searcher = Searcher()
+    return np.array([searcher.evaluate(Board(decode(r))) for r in rows], np.float64)
 
 
 def split(data: Data, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -364,12 +390,25 @@ def train(folders: list[Path], out: Path, config: Config, checkpoint: Path | Non
     val_target, val_result = target[val_idx], result[val_idx]
     searched = search_values(score[val_idx], k)
     baseline = {"result": mse(searched, val_result), "targets": mse(searched, val_target)}
+    static = search_values(handwritten_scores(data.rows[val_idx]), k)
+    baseline |= {"handwritten_result": mse(static, val_result), "handwritten_targets": mse(static, val_target)}
     log(f"{len(train_idx):,} training positions, {len(val_idx):,} validation positions "
         f"({int(round(config.val_fraction * len(data.starts)))} games); K = {k:.1f} cp"
         f"{' (given)' if config.k else ' (fitted)'}; lambda {config.lam}")
     log(f"baseline, the search's own score sigmoid(score/K) on the validation positions: "
         f"{baseline['result']:.5f} against the result, {baseline['targets']:.5f} against the lambda-targets")
+    log(f"baseline, the handwritten evaluation (static, what the net replaces): "
+        f"{baseline['handwritten_result']:.5f} against the result, "
+        f"{baseline['handwritten_targets']:.5f} against the lambda-targets")
 
+    feats, stm, bucket = data.feats, data.stm, data.bucket
+    if config.mirror:           # the copies are appended; validation stays the real positions
+        n = len(feats)
+        feats = np.concatenate([feats, mirrored(feats[train_idx])])
+        stm, bucket = np.concatenate([stm, stm[train_idx]]), np.concatenate([bucket, bucket[train_idx]])
+        target = np.concatenate([target, target[train_idx]])
+        train_idx = np.concatenate([train_idx, np.arange(n, n + len(train_idx), dtype=np.int64)])
+        log(f"mirrored: {len(train_idx):,} training positions")
     steps_per_epoch = -(-len(train_idx) // config.batch)
     total = config.epochs * steps_per_epoch
     meta_fixed = {"config": resumable(config), "data": data.signature, "k": k}
@@ -397,7 +436,7 @@ def train(folders: list[Path], out: Path, config: Config, checkpoint: Path | Non
         order = train_idx[rng.permutation(len(train_idx))]
         lrs = learning_rates(config, step, steps_per_epoch, total)
         started = time.perf_counter()
-        loss_sum, step = _nnue_trainer.train_epoch(params, moments, squares, data.feats, data.stm, data.bucket,
+        loss_sum, step = _nnue_trainer.train_epoch(params, moments, squares, feats, stm, bucket,
                                                    target, order, config.batch, lrs, step, config.wd, clip=CLIP)
         seconds = time.perf_counter() - started
         epoch += 1
@@ -424,7 +463,7 @@ def train(folders: list[Path], out: Path, config: Config, checkpoint: Path | Non
     info = {"trainer": "nmm-chess train nnue (TD(lambda))", "command": command, "data": data.folders,
             "lambda": config.lam, "k": k, "epochs": config.epochs, "batch": config.batch, "lr": config.lr,
             "lr_end": config.lr_end, "lr_schedule": "half cosine", "wd": config.wd, "seed": config.seed,
-            "filters": {"score_cap": config.score_cap, "min_ply": config.min_ply, "mates": "dropped",
+            "mirror": config.mirror, "filters": {"score_cap": config.score_cap, "min_ply": config.min_ply, "mates": "dropped",
                         "in_check": "dropped", "captures_and_promotions": "dropped"},
             "val_fraction": config.val_fraction, "train_positions": int(len(train_idx)),
             "validation_positions": int(len(val_idx)),
@@ -454,6 +493,8 @@ def plot(history: list[dict], baseline: dict, lam: float, path: Path) -> None:
     ax.plot(epochs, [h["validation_result"] for h in history], "o-", label="validation, against the result")
     ax.axhline(baseline["targets"], color="grey", ls=":", label="search's score, lambda-targets")
     ax.axhline(baseline["result"], color="grey", ls="--", label="search's score, against the result")
+    if "handwritten_targets" in baseline:
+        ax.axhline(baseline["handwritten_targets"], color="tab:red", ls=":", label="handwritten, lambda-targets")
     ax.set(xlabel="epoch", ylabel="mean squared error of sigmoid(y)", title="NNUE trained by TD(lambda)")
     ax.legend(fontsize=8)
     fig.tight_layout()
