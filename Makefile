@@ -9,7 +9,7 @@ DEPS   := $(VENV)/.deps-installed
 CORE   := build/.core-built
 
 .PHONY: docs texel-data texel texel-own search-sprt sprt-status screens-status endgame-match strength-gauntlet strength-gauntlet-before threads-study threads-match threads-soak compress-pgns cutoffs nmm-cut tree-size tree-size-deep chessmaps-study regions strategy run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
-        td-data td-net td-leaf td-match td-sprt td-bench evaluators selfplay nnue-net nnue-bench clean
+        td-data td-net td-leaf td-match td-sprt td-bench evaluators selfplay nnue-net nnue-bench nnue-scaling clean
 
 DATA   ?= $(or $(NMM_DATA),../shared/data)
 
@@ -115,6 +115,11 @@ nnue-net: build
 nnue-bench: build
 	$(PY) -m engine.cli train nnue --bench $(foreach d,$(NNUE_DATA),--data $(d)) --hidden 256
 	$(PY) -m engine.cli train nnue --bench $(foreach d,$(NNUE_DATA),--data $(d)) --hidden 128
+
+# Is there enough data yet? The net's validation loss against the handwritten evaluation's, by
+# training positions, on the same held-out games (engine/study/nnue_scaling.py).
+nnue-scaling: build
+	$(PY) -m engine.cli study nnue-scaling $(foreach d,$(NNUE_DATA),--data $(d)) --out reports/nnue/scaling.md
 
 # The shipped net: a correction to the handwritten evaluation (copy var/td/td.npz to nets/td.npz).
 chessmaps-study: build

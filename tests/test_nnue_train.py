@@ -268,3 +268,13 @@ def test_the_cli_trains_and_benches(games, tmp_path):
     assert bench.exit_code == 0 and "positions/s" in bench.output, bench.output
     missing = CliRunner().invoke(main, ["train", "nnue", "--data", str(tmp_path / "none"), "--out", str(out)])
     assert missing.exit_code != 0 and "no self-play batches" in missing.output
+
+
+def test_the_scaling_study_judges_every_size_on_the_same_validation_games(games, tmp_path):
+    from engine.study.nnue_scaling import report, scaling
+    config = small_config(epochs=1)
+    rows = scaling([games], [60, 0], config, tmp_path, log=quiet)
+    assert rows[0]["positions"] == 60 < rows[1]["positions"]
+    assert rows[0]["handwritten"] == rows[1]["handwritten"] > 0
+    assert all(r["ratio"] == r["validation"] / r["handwritten"] for r in rows)
+    assert sum(line.startswith("| 60 |") for line in report(rows, config, "cmd")) == 1

@@ -239,3 +239,39 @@ def study_clock(pgns: tuple[str, ...], out: str | None) -> None:
         Path(out).parent.mkdir(parents=True, exist_ok=True)
         Path(out).write_text(text)
 
+
+
+@study.command("nnue-scaling")
+@click.option("--data", "folders", multiple=True, type=click.Path(file_okay=False), default=["var/selfplay/n5000_s1"],
+              show_default=True, help="Self-play folders (repeatable).")
+@click.option("--sizes", default="125000,250000,500000,0", show_default=True,
+              help="Training positions of each net, comma-separated (0: all).")
+@click.option("--hidden", type=click.Choice(["64", "128", "256", "512"]), default="64", show_default=True)
+@click.option("--lam", type=click.FloatRange(0, 1), default=0.8, show_default=True)
+@click.option("--epochs", type=click.IntRange(1), default=12, show_default=True)
+@click.option("--wd", type=float, default=0.1, show_default=True)
+@click.option("--mirror/--no-mirror", default=True, show_default=True)
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--nets", type=click.Path(file_okay=False), default="var/nnue/scaling", show_default=True,
+              help="Where the nets go.")
+@click.option("--out", type=click.Path(dir_okay=False), help="Write the report here too.")
+def study_nnue_scaling(folders: tuple[str, ...], sizes: str, hidden: str, lam: float, epochs: int, wd: float,
+                       mirror: bool, seed: int, nets: str, out: str | None) -> None:
+    """The NNUE's validation loss against the handwritten evaluation's, by training positions."""
+    import shlex
+    import sys
+
+    from engine.study.nnue_scaling import report, scaling
+    from engine.train.nnue import Config
+    config = Config(lam=lam, hidden=int(hidden), epochs=epochs, wd=wd, mirror=mirror, seed=seed)
+    try:
+        rows = scaling([Path(f) for f in folders], [int(s) for s in sizes.split(",")], config, Path(nets),
+                       log=click.echo)
+    except ValueError as e:
+        raise click.ClickException(str(e)) from None
+    command = " ".join(["nmm-chess study nnue-scaling"] + [shlex.quote(a) for a in sys.argv[3:]])
+    text = "\n".join(report(rows, config, command)) + "\n"
+    click.echo(text, nl=False)
+    if out:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        Path(out).write_text(text)

@@ -74,6 +74,8 @@ class Config:
     val_fraction: float = 0.05
     max_positions: int = 0      # positions kept after the filters (0: all)
     mirror: bool = False        # also train on each position mirrored a<->h (see mirrored)
+    train_positions: int = 0    # at most this many training positions, the first games' (0: all);
+                                # the validation games stay those of the whole data (study nnue-scaling)
 
 
 # --- the inputs -------------------------------------------------------------
@@ -401,6 +403,8 @@ def train(folders: list[Path], out: Path, config: Config, checkpoint: Path | Non
         f"{baseline['handwritten_result']:.5f} against the result, "
         f"{baseline['handwritten_targets']:.5f} against the lambda-targets")
 
+    if config.train_positions:
+        train_idx = train_idx[:config.train_positions]
     feats, stm, bucket = data.feats, data.stm, data.bucket
     if config.mirror:           # the copies are appended; validation stays the real positions
         n = len(feats)
