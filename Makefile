@@ -9,7 +9,8 @@ DEPS   := $(VENV)/.deps-installed
 CORE   := build/.core-built
 
 .PHONY: docs texel-data texel texel-own search-sprt sprt-status screens-status endgame-match strength-gauntlet strength-gauntlet-before threads-study threads-match threads-soak compress-pgns cutoffs nmm-cut tree-size tree-size-deep chessmaps-study regions strategy run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
-        td-data td-net td-leaf td-match td-sprt td-bench evaluators selfplay nnue-net nnue-bench nnue-scaling clean
+        td-data td-net td-leaf td-match td-sprt td-bench evaluators selfplay nnue-net nnue-bench nnue-scaling \
+        wdl-model wdl-fit clean
 
 DATA   ?= $(or $(NMM_DATA),../shared/data)
 
@@ -120,6 +121,16 @@ nnue-bench: build
 # training positions, on the same held-out games (engine/study/nnue_scaling.py).
 nnue-scaling: build
 	$(PY) -m engine.cli study nnue-scaling $(foreach d,$(NNUE_DATA),--data $(d)) --out reports/nnue/scaling.md
+
+# UCI_ShowWDL's win-draw-loss model (engine/train/wdl.py, reports/wdl/README.md): the self-play
+# records of WDL_DATA counted by score and material into reports/wdl/bins.csv, the model fitted on
+# them into engine/wdl_params.py. WDL_BATCHES=N: the first N batch files only (the committed fit: 72
+# of /work/main/var/selfplay/n5000_s1). wdl-fit refits from the committed bins alone.
+WDL_DATA ?= var/selfplay/n5000_s1
+wdl-model: build
+	$(PY) -m engine.cli train wdl --data $(WDL_DATA) $(if $(WDL_BATCHES),--batches $(WDL_BATCHES))
+wdl-fit: build
+	$(PY) -m engine.cli train wdl
 
 # The shipped net: a correction to the handwritten evaluation (copy var/td/td.npz to nets/td.npz).
 chessmaps-study: build

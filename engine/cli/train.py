@@ -293,3 +293,29 @@ def train_nnue(folders: tuple[str, ...], out: str, checkpoint: str | None, resum
         raise click.ClickException(str(e)) from None
     click.echo(json.dumps({k2: v for k2, v in summary.items() if k2 not in ("history", "params", "config")},
                           indent=1))
+
+
+@train_group.command("wdl")
+@click.option("--data", type=click.Path(exists=True, file_okay=False), default=None,
+              help="A self-play folder (from 'nmm-chess data selfplay') to count into --bins first; "
+                   "without it the fit reads --bins as committed.")
+@click.option("--batches", type=click.IntRange(1), default=None,
+              help="With --data: its first N batch files only (default: all there are).")
+@click.option("--bins", "bins_path", type=click.Path(dir_okay=False), default="reports/wdl/bins.csv",
+              show_default=True, help="The positions counted by score bin and material: the fit's input.")
+@click.option("--out", type=click.Path(dir_okay=False), default="engine/wdl_params.py", show_default=True,
+              help="The generated parameters the engine reads (engine/wdl.py).")
+@click.option("--report", type=click.Path(dir_okay=False), default="reports/wdl/fit.json", show_default=True,
+              help="The fit's numbers: log-losses, a and b by material, calibration by score.")
+def train_wdl(data: str | None, batches: int | None, bins_path: str, out: str, report: str) -> None:
+    """The win-draw-loss model of UCI_ShowWDL, fitted to the engine's own games (engine/train/wdl.py)."""
+    import shlex
+    import sys
+
+    from engine.train import wdl
+    command = " ".join(["nmm-chess train wdl"] + [shlex.quote(a) for a in sys.argv[3:]])
+    try:
+        wdl.run(Path(data) if data else None, Path(bins_path), Path(out), Path(report), batches, command,
+                log=click.echo)
+    except (ValueError, OSError) as e:
+        raise click.ClickException(str(e)) from None
