@@ -4,6 +4,12 @@ core setting it is, if it is one. The ``uci`` list (engine.session), the
 settings every new Searcher gets (``core_settings``) and ``docs/options.md``
 (``python -m engine.options``, ``make docs``) are all made from ``OPTIONS``.
 
+A plain ``uci`` lists the playing options only; the research switches are
+listed too in research mode (``nmm-chess --research``, ``uci_main.py
+--research`` or ``NMM_CHESS_RESEARCH=1``), which the project's tools start
+the engine in, since python-chess configures only the options it was shown.
+``setoption`` sets any option by name in either mode (``listed``).
+
 >>> Option("Hash", "spin", 16, 1, 4096).uci_line()
 'option name Hash type spin default 16 min 1 max 4096'
 >>> Option("Ponder", "check", False).parse("true")
@@ -13,8 +19,9 @@ True
 """
 from __future__ import annotations
 
+import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,6 +47,9 @@ PLAYING = "playing"
 # The groups, in the order docs/options.md lists them: the playing options, then the research switches.
 GROUPS = (PLAYING, "move ordering", "ChessMaps", "search", "time", "evaluation")
 DOCS = REPO / "docs" / "options.md"
+# Research mode: the uci list shows the research switches as well (``listed``).
+RESEARCH_FLAG = "--research"
+RESEARCH_ENV = "NMM_CHESS_RESEARCH"
 
 
 class OptionError(ValueError):
@@ -109,7 +119,7 @@ class Option:
                 if choice.lower() == text.lower():
                     return choice
             raise OptionError(f"option {self.name} is one of {', '.join(self.choices)}, not {text!r}")
-        return text
+        return "" if text == "<empty>" else text        # as some GUIs send an empty string
 
 
 def check(name: str, default: bool, help: str, group: str, keyword: str | None = None) -> Option:
@@ -236,7 +246,48 @@ OPTIONS: tuple[Option, ...] = (
     check("EndgameRules", True, "exact KPK, drawn rook-pawn and opposite-bishop endings, two knights "
           "against a bare king, K+B+N to the right corner (under Eval nnue the exact ones: KPK and the draws "
           "against a bare king)", _EVAL),
+    # --- issue 42: the standard options GUIs look for (a book, WDL, analysis, the opponent) --------
+    # Playing options declared here, after the research switches: ``listed`` and docs/options.md
+    # show every playing option first. The Session applies them (Session._standard_effects) or
+    # ``go`` reads them (engine/book.py, engine/wdl.py).
+    check("OwnBook", False, "play from the Polyglot opening book of BookFile while it knows the position "
+          "(not in analysis, `go infinite`, `go ponder` or `go mate`)", PLAYING),
+    string("BookFile", "", "the Polyglot book (`.bin`); a relative path starts from the working folder; "
+           "missing or bad: `info string error`, and the engine searches", PLAYING),
+    check("BookBestMove", False, "play the book's heaviest move (off: a move drawn at random, each in "
+          "proportion to its weight)", PLAYING),
+    check("UCI_ShowWDL", False, "`wdl W D L` in `info` lines: the chances of a win, draw and loss in per "
+          "mille, from a model fitted to the engine's own games (reports/wdl)", PLAYING),
+    check("UCI_AnalyseMode", False, "set by a GUI that analyses: the book is not consulted", PLAYING),
+    string("UCI_Opponent", "", "set by a GUI: `<title> <elo> computer <name>` or `... human <name>` (`none` for an "
+           "unknown title or rating); recorded and echoed in an `info string`", PLAYING),
 )
+
+
+def research_from_env(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether the environment asks for research mode (``NMM_CHESS_RESEARCH``
+    set to anything but empty, 0, false, no or off).
+
+    >>> research_from_env({"NMM_CHESS_RESEARCH": "1"}), research_from_env({"NMM_CHESS_RESEARCH": "0"})
+    (True, False)
+    """
+    value = (os.environ if environ is None else environ).get(RESEARCH_ENV, "")
+    return value.strip().lower() not in ("", "0", "false", "no", "off")
+
+
+def listed(options: Iterable[Option], research: bool) -> list[Option]:
+    """The options a ``uci`` list shows, in its order: the playing options in
+    the order of their declaration, then, in research mode only, the research
+    switches in theirs.
+
+    >>> [o.name for o in listed(OPTIONS, False)][:3]
+    ['Hash', 'Threads', 'Clear Hash']
+    >>> len(listed(OPTIONS, True)) == len(OPTIONS) > len(listed(OPTIONS, False))
+    True
+    """
+    options = list(options)
+    return ([o for o in options if o.group == PLAYING]
+            + ([o for o in options if o.group != PLAYING] if research else []))
 
 
 def defaults() -> dict[str, Any]:
@@ -344,7 +395,11 @@ def markdown() -> str:
              "Generated from the declaration in `engine/options.py` (`OPTIONS`) by `make docs`",
              "(`python -m engine.options docs/options.md`): do not edit it by hand; a test fails when the two",
              "differ. The playing options are those a player sets; the research switches are there for studies",
-             "and games that measure them, and each default is what the engine plays with.", ""]
+             "and games that measure them, and each default is what the engine plays with.", "",
+             "A plain `uci` lists the playing options only. Research mode (`nmm-chess --research`,",
+             "`uci_main.py --research`, or the environment variable `NMM_CHESS_RESEARCH=1`) lists the research",
+             "switches as well; the project's tools (match, sweep, tune, SPRT) start the engine so. In either",
+             "mode `setoption name <name> value <value>` sets any option below.", ""]
     for group in GROUPS:
         title = "Playing options" if group == PLAYING else f"Research switches: {group}"
         lines += [f"## {title}", "", "| Option | Type | Default | What it does |", "|---|---|---|---|"]

@@ -229,11 +229,12 @@ def search_limits(go: Go, board: Board, overhead_ms: int,
 
 # --- info --------------------------------------------------------------------
 
-def format_info(line: dict) -> str:
-    """One ``info`` line from a search report."""
+def format_info(line: dict, wdl: str = "") -> str:
+    """One ``info`` line from a search report; ``wdl``: `` wdl W D L`` after
+    the score (UCI_ShowWDL), or nothing."""
     score = f"mate {line['mate']}" if line["mate"] is not None else f"cp {line['score']}"
     if line["bound"]:
         score += " " + line["bound"]
     return (f"info depth {line['depth']} seldepth {line['seldepth']} multipv {line['multipv']} "
-            f"score {score} nodes {line['nodes']} nps {line['nps']} hashfull {line['hashfull']} "
+            f"score {score}{wdl} nodes {line['nodes']} nps {line['nps']} hashfull {line['hashfull']} "
             f"time {line['time_ms']} pv {' '.join(line['pv'])}")

@@ -14,6 +14,7 @@ released, and take a Job through which the reader thread can stop them.
 """
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -25,7 +26,7 @@ from engine import __version__
 from engine._core import Board, Searcher, endgame_rules_on, eval_trace, set_endgame_rules
 from engine.bench import DEFAULT_DEPTH, run_bench
 from engine.job import Job
-from engine.options import (HASH_DEFAULT_MB, OPTIONS, Option, OptionError, Options, core_settings,
+from engine.options import (HASH_DEFAULT_MB, OPTIONS, Option, OptionError, Options, core_settings, listed,
                             needs_nmm)
 from engine.paths import NETS_DIR
 from engine.protocol import UciError, format_info, parse_position, search_limits
@@ -50,13 +51,50 @@ class CoreSetting:
         self.session.searcher.configure(**{self.keyword: self.core_value(value)})
 
 
+@dataclass(frozen=True)
+class Opponent:
+    """What ``UCI_Opponent`` says: ``<title> <elo> <computer|human> <name>``,
+    ``none`` for an unknown title or rating.
+
+    >>> Opponent.parse("GM 2800 computer Stockfish 15")
+    Opponent(title='GM', elo=2800, computer=True, name='Stockfish 15')
+    >>> Opponent.parse("none none human Jane Doe").describe()
+    'a human player, Jane Doe, title and rating unknown'
+    """
+    title: str | None
+    elo: int | None
+    computer: bool
+    name: str
+
+    @classmethod
+    def parse(cls, text: str) -> Opponent:
+        words = text.split()
+        if len(words) < 3 or words[2].lower() not in ("computer", "human"):
+            raise OptionError(f"UCI_Opponent: {text!r} is not '<title> <elo> <computer|human> <name>'")
+        title = None if words[0].lower() == "none" else words[0]
+        if words[1].lower() == "none":
+            elo = None
+        elif words[1].isdigit():
+            elo = int(words[1])
+        else:
+            raise OptionError(f"UCI_Opponent: the rating {words[1]!r} is neither a number nor 'none'")
+        return cls(title, elo, words[2].lower() == "computer", " ".join(words[3:]))
+
+    def describe(self) -> str:
+        known = [part for part in (self.title, f"rated {self.elo}" if self.elo is not None else None) if part]
+        return (f"{'an engine' if self.computer else 'a human player'}, {self.name or 'unnamed'}, "
+                + (", ".join(known) if known else "title and rating unknown"))
+
+
 class Session:
     """One engine: position, options, searcher. ``send`` writes one line.
     ``searcher_class``: what the searcher is made as (the lab's
-    default_searcher may ask for a subclass: the engine plays with Searcher)."""
+    default_searcher may ask for a subclass: the engine plays with Searcher).
+    ``research``: the ``uci`` list shows the research switches too
+    (engine.options.listed); ``setoption`` sets every option either way."""
 
     def __init__(self, send: Callable[[str], None], nets_dir: Path = NETS_DIR,
-                 searcher_class: type[Searcher] = Searcher) -> None:
+                 searcher_class: type[Searcher] = Searcher, research: bool = False) -> None:
         self.send = send
         self.nets_dir = nets_dir            # where the file options' defaults are found
         self.searcher_class = searcher_class
@@ -72,6 +110,12 @@ class Session:
         self._nnue_file: str | None = None  # the NnueFile the loaded NNUE came from
         self._nnue_net = None
         self._nnue_id: str | None = None    # the loaded NNUE's evaluation_id
+        self.research = research
+        # --- issue 42: the book, the opponent (Session._standard_effects) ---
+        self._book = None                   # the open engine.book.Book, if one is
+        self._book_path: str | None = None  # the BookFile last opened (or tried), None before any
+        self._book_rng = random.Random()    # OwnBook's draw by weight (BookBestMove off)
+        self.opponent: Opponent | None = None   # what UCI_Opponent said, if it said anything
         self.options = Options(self._option_table())
 
     def info_string(self, text: str) -> None:
@@ -105,6 +149,7 @@ class Session:
             "RegionsFile": self._set_regions_file, "Eval": self._set_eval, "EvalFile": self._set_eval_file,
             "NnueFile": self._set_nnue_file,
             "EndgameRules": set_endgame_rules,
+            **self._standard_effects(),
         }
 
     def core_settings(self) -> dict:
@@ -405,12 +450,84 @@ class Session:
         if weight is not None:          # None: no net read yet, and only a net's scores use the weight
             self.searcher.configure(hhweight=weight)
 
+    # --- issue 42: the standard options (OwnBook, BookFile, UCI_Opponent; go reads
+    # --- BookBestMove, UCI_AnalyseMode and UCI_ShowWDL) -----------------------------
+
+    def _standard_effects(self) -> dict[str, Callable]:
+        return {"OwnBook": self._set_own_book, "BookFile": self._set_book_file,
+                "UCI_Opponent": self._set_opponent}
+
+    def _set_own_book(self, on: bool) -> None:
+        if on and self.options["BookFile"]:
+            self.book()                 # a bad file is reported now, not at the first go
+
+    def _set_book_file(self, path: str) -> None:
+        self._close_book()              # a file set again is read again (it may have been fixed)
+        if self.options["OwnBook"]:
+            self.book()
+
+    def _close_book(self) -> None:
+        if self._book is not None:
+            self._book.close()
+        self._book, self._book_path = None, None
+
+    def book(self):
+        """The open book of BookFile (engine.book.Book), or None: none set, or
+        one that cannot be used, reported once as ``info string error``."""
+        path = self.options["BookFile"]
+        if self._book_path != path:
+            from engine.book import Book, BookError
+            self._close_book()
+            self._book_path = path
+            if not path:
+                self.error("OwnBook: no BookFile is set; the engine searches")
+            else:
+                try:
+                    self._book = Book(Path(path).expanduser())
+                except BookError as e:
+                    self.error(f"BookFile: {e}; the engine searches")
+        return self._book
+
+    def book_move(self, go) -> str | None:
+        """The book's move for a ``go``, or None: only with OwnBook, not in
+        analysis (UCI_AnalyseMode), nor for a go that waits for stop or
+        ponderhit (infinite, ponder) or looks for a mate; among the
+        searchmoves if it names any; legal on the engine's board."""
+        if (not self.options["OwnBook"] or self.options["UCI_AnalyseMode"] or go.ponder or go.waits_for_stop
+                or go.mate is not None):
+            return None
+        book = self.book()
+        if book is None:
+            return None
+        board = self.board
+        chosen = book.choose(board.fen(), board.is_legal, board.chess960, self.options["BookBestMove"],
+                             self._book_rng, go.searchmoves)
+        if chosen is None:
+            return None
+        self.info_string(f"book move {chosen.move} weight {chosen.weight} of {chosen.total} "
+                         f"({chosen.count} book moves)")
+        return chosen.move
+
+    def _set_opponent(self, text: str) -> None:
+        self.opponent = Opponent.parse(text) if text.strip() else None
+        if self.opponent is not None:
+            self.info_string(f"UCI_Opponent: {self.opponent.describe()}")
+
+    def _wdl_text(self, line: dict) -> str:
+        """`` wdl W D L`` for an info line with UCI_ShowWDL on, else nothing."""
+        if not self.options["UCI_ShowWDL"]:
+            return ""
+        from engine.wdl import material, wdl
+        w, d, l = wdl(line, material(self.board.fen()))
+        return f" wdl {w} {d} {l}"
+
     # --- quick commands ----------------------------------------------------------
 
     def uci(self, args: list[str]) -> None:
+        """The playing options, and in research mode the research switches after them."""
         self.send(f"id name {ENGINE_NAME}")
         self.send(f"id author {AUTHOR}")
-        for option in self.options:
+        for option in listed(self.options, self.research):
             self.send(option.uci_line())
         self.send("uciok")
 
@@ -494,6 +611,9 @@ class Session:
         for warning in warnings:
             self.error(warning)
         searcher, board = self.searcher, self.board
+        book = self.book_move(go)
+        if book is not None:
+            return [f"bestmove {book}"]
         if self.debug:
             self.info_string(f"go: depth {limits['depth']} nodes {limits['nodes']} mate {limits['mate']} "
                              f"soft {limits['soft_ms']} ms hard {limits['hard_ms']} ms "
@@ -503,7 +623,7 @@ class Session:
         def on_info(line: dict) -> None:
             if line["multipv"] == 1:
                 last_pv[:] = line["pv"]
-            self.send(format_info(line))
+            self.send(format_info(line, self._wdl_text(line)))
 
         def begin() -> None:
             searcher.begin(board, ponder=job.pondering, start_ms=job.start_ms, **limits)
@@ -520,7 +640,7 @@ class Session:
         if result["line"]["pv"] != last_pv:
             # A stopped iteration, or another thread, found the move played: say so,
             # so that the last info line shows its line and its ponder move.
-            lines.append(format_info(result["line"]))
+            lines.append(format_info(result["line"], self._wdl_text(result["line"])))
         if not board.is_legal(best):    # cannot happen; if it ever does, never send it
             self.error(f"the search chose {best}, which is not legal here")
             best, result["ponder"] = board.legal_moves()[0], None

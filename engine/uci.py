@@ -43,11 +43,11 @@ OWNER_STACK = 64 * 1024 * 1024      # the search recurses in C, with a move buff
 class Uci:
     """One UCI session: ``handle`` takes a line, ``run`` a whole input stream."""
 
-    def __init__(self, out: TextIO = sys.stdout, nets_dir: Path = NETS_DIR) -> None:
+    def __init__(self, out: TextIO = sys.stdout, nets_dir: Path = NETS_DIR, research: bool = False) -> None:
         self.out = out
         self.closed = False                 # the output pipe is gone
         self._out_lock = threading.Lock()
-        self.session = Session(self.send, nets_dir)
+        self.session = Session(self.send, nets_dir, research=research)
         self._queue: queue.Queue = queue.Queue()
         self._jobs: list[Job] = []          # long commands queued or running, oldest first
         self._jobs_lock = threading.Lock()
@@ -248,7 +248,8 @@ class Uci:
                 self._write(line)
 
 
-def main(inp: TextIO = sys.stdin, out: TextIO = sys.stdout) -> None:
+def main(inp: TextIO = sys.stdin, out: TextIO = sys.stdout, research: bool = False) -> None:
+    """``research``: the uci list shows the research switches too (engine.options.listed)."""
     if hasattr(inp, "reconfigure"):
         inp.reconfigure(errors="replace")   # a stray byte must not end the session
-    Uci(out).run(inp)
+    Uci(out, research=research).run(inp)

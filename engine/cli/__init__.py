@@ -13,11 +13,14 @@ from engine.cli import data, run, study, tools, train
 
 
 @click.group(invoke_without_command=True)
+@click.option("--research", is_flag=True,
+              help="Speak UCI in research mode: the uci list shows the research switches too "
+                   "(as NMM_CHESS_RESEARCH=1 does; setoption sets any option by name either way).")
 @click.pass_context
-def main(ctx: click.Context) -> None:
+def main(ctx: click.Context, research: bool) -> None:
     """nmm-chess: a UCI chess engine. Run with no command to speak UCI."""
     if ctx.invoked_subcommand is None:
-        ctx.invoke(run.uci)
+        ctx.invoke(run.uci, research=research)
 
 
 for command in (run.uci, run.perft, run.bench_perft, run.bench_eval, run.bench, run.suite,

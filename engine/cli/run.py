@@ -11,14 +11,18 @@ from engine.options import EVALS
 
 
 @click.command()
-def uci() -> None:
+@click.option("--research", is_flag=True,
+              help="The uci list shows the research switches too (as NMM_CHESS_RESEARCH=1 does).")
+def uci(research: bool = False) -> None:
     """Speak UCI on stdin/stdout (what a GUI runs)."""
     import os
+
+    from engine.options import research_from_env
     # numpy only loads the nets here; its BLAS threads would spin beside the
     # search on the same cores.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     from engine.uci import main as uci_main
-    uci_main()
+    uci_main(research=research or research_from_env())
     # Every answer is written and flushed: leave now rather than wait for the
     # interpreter's teardown (numpy, threads), so that quit is quick.
     sys.stdout.flush()

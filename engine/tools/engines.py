@@ -5,6 +5,12 @@ A spec is ``name`` or ``name:Option=value,Option=value``, for example
 ``nmm@REV`` (``nmm@29687b3:SEEPruning=true``) is our engine as commit REV
 built it, frozen (engine/tools/frozen.py), not the working tree's.
 A name that is not known is taken as a command line.
+
+Our engine is started in research mode (``--research``: its ``uci`` list
+shows the research switches too), since python-chess's ``configure``
+refuses an option the engine did not list, and the tools set them; a frozen
+build gets the flag if its commit knows it (``knows_research``), an older
+one lists every option anyway.
 """
 from __future__ import annotations
 
@@ -14,9 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent.parent
+RESEARCH_FLAG = "--research"            # engine.options.RESEARCH_FLAG, spelt here for frozen builds' sake
 
 KNOWN = {
-    "nmm": [sys.executable, str(REPO / "uci_main.py")],
+    "nmm": [sys.executable, str(REPO / "uci_main.py"), RESEARCH_FLAG],
     "stockfish": ["/usr/games/stockfish"],
     "gnuchess": ["/usr/games/gnuchess", "--uci"],
     "toga2": ["/usr/games/toga2"],
@@ -48,8 +55,9 @@ def here(spec: EngineSpec) -> EngineSpec:
     (``nmm@REV``) too: its worktree is on the head, and a worker without it
     fails to start the engine rather than play another build under its name."""
     command = spec.command
-    if spec.name == "nmm" and not Path(spec.command[-1]).exists():
-        command = [sys.executable, "-m", "engine.cli"]
+    script = next((part for part in command if part.endswith("uci_main.py")), command[-1])
+    if spec.name == "nmm" and not Path(script).exists():
+        command = [sys.executable, "-m", "engine.cli", RESEARCH_FLAG]
     elif spec.name in KNOWN and spec.name != "nmm":
         command = KNOWN[spec.name]
     return EngineSpec(spec.name, list(command), dict(spec.options))
@@ -77,4 +85,14 @@ def frozen_spec(rev: str, options: dict[str, str]) -> EngineSpec:
     this Python, which imports the worktree's package beside it."""
     from engine.tools import frozen        # fcntl and git: only when a spec asks for a frozen build
     sha, path = frozen.checkout(rev)
-    return EngineSpec(f"{FROZEN}{sha[:frozen.SHORT]}", [sys.executable, str(path / "uci_main.py")], options)
+    command = [sys.executable, str(path / "uci_main.py")] + ([RESEARCH_FLAG] if knows_research(path) else [])
+    return EngineSpec(f"{FROZEN}{sha[:frozen.SHORT]}", command, options)
+
+
+def knows_research(tree: Path) -> bool:
+    """Whether the engine of a source tree takes ``--research`` (older ones
+    list every option and would refuse the flag)."""
+    try:
+        return "RESEARCH_FLAG" in (Path(tree) / "engine" / "options.py").read_text()
+    except OSError:
+        return False

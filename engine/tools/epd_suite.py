@@ -8,17 +8,16 @@ out of 10), are also scored by points.
 """
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import chess
 import chess.engine
 
+from engine.tools.engines import KNOWN
 from engine.tools.match import START_GUARD
 
-REPO = Path(__file__).resolve().parent.parent.parent
-ENGINE_COMMAND = [sys.executable, str(REPO / "uci_main.py")]
+ENGINE_COMMAND = KNOWN["nmm"]          # research mode: every option listed, so any can be configured
 
 
 @dataclass
