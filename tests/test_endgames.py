@@ -134,8 +134,8 @@ def test_the_rules_can_be_switched_off(searcher: Searcher) -> None:
 
 def test_endgame_rules_option() -> None:
     """On by default in the engine (400 games on endgame starts: reports/strength/README.md); off, the weights alone."""
-    from uci_client import answers, transcript
-    assert "option name EndgameRules type check default true" in transcript("uci", "quit")
+    from uci_client import RESEARCH, answers, transcript
+    assert "option name EndgameRules type check default true" in transcript("uci", "quit", command=RESEARCH)
     out = answers("position fen k7/8/8/8/8/8/P7/K7 w - - 0 1", "go depth 1", until="bestmove")
     assert any(" score cp 0 " in line for line in out if line.startswith("info"))
     out = answers("setoption name EndgameRules value false", "position fen k7/8/8/8/8/8/P7/K7 w - - 0 1",

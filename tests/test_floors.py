@@ -107,6 +107,7 @@ def test_the_engine_with_every_file_option_loads_no_lab_module(tmp_path: Path) -
     nets = REPO / "nets"
     tiny_td_net(tmp_path / "td.npz")
     tiny_nnue(tmp_path / "nnue.npz")
+    (tmp_path / "book.bin").write_bytes(bytes(12) + bytes(4))     # one entry, of key 0: no position of the game
     script = [
         "uci",
         f"setoption name NMMFile value {nets / 'nmm.npz'}", "setoption name MoveOrdering value weighted",
@@ -115,13 +116,14 @@ def test_the_engine_with_every_file_option_loads_no_lab_module(tmp_path: Path) -
         f"setoption name MoveTablesFile value {tmp_path / 'tables.npz'}", "setoption name MoveTables value true",
         f"setoption name EvalFile value {tmp_path / 'td.npz'}", "setoption name Eval value td",
         f"setoption name NnueFile value {tmp_path / 'nnue.npz'}",
+        f"setoption name BookFile value {tmp_path / 'book.bin'}", "setoption name OwnBook value true",
         "isready", "position startpos moves e2e4", "go depth 5", "eval", "nmm", "d", "bench 2",
         "ucinewgame", "position startpos", "go depth 3", "isready", "quit"]
     out, loaded = run_engine(script, tmp_path)
     assert sum(line.startswith("bestmove") for line in out) == 2
     assert any(line.startswith("info string nmm ") for line in out)           # the net was read
     assert (tmp_path / "tables.npz").exists()                                   # the move tables written
-    assert {"engine.uci", "engine.nets", "engine.memory", "engine.evaluation.explain"} <= set(loaded)
+    assert {"engine.uci", "engine.nets", "engine.memory", "engine.evaluation.explain", "engine.book"} <= set(loaded)
     assert [name for name in loaded if is_lab(name)] == []
     # The other net: Eval nnue, its eval and a search.
     out, loaded = run_engine(["uci", f"setoption name NnueFile value {tmp_path / 'nnue.npz'}",

@@ -8,7 +8,7 @@ import pytest
 from engine._core import Board, LabSearcher
 from engine.bench import POSITIONS
 from tests.test_search import MATES
-from tests.uci_client import Engine, errors_in
+from tests.uci_client import RESEARCH, Engine, errors_in
 
 
 def pruning_searcher(width: int = 4) -> LabSearcher:
@@ -138,7 +138,7 @@ def test_a_search_prunes_and_readds_and_plays_legal_moves():
 
 
 def test_uci_options():
-    engine = Engine()
+    engine = Engine(RESEARCH)
     engine.send("uci")
     lines = engine.read_until("uciok")[1]
     assert "option name ForwardPruning type check default false" in lines

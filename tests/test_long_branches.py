@@ -4,7 +4,7 @@ import chess
 
 from engine._core import Board, LabSearcher
 from engine.bench import POSITIONS
-from tests.uci_client import Engine, errors_in
+from tests.uci_client import RESEARCH, Engine, errors_in
 
 
 def searched(**config) -> tuple[LabSearcher, int]:
@@ -34,7 +34,7 @@ def test_no_branches_without_the_option_or_the_tables():
 
 
 def test_uci_option():
-    engine = Engine()
+    engine = Engine(RESEARCH)
     engine.send("uci")
     assert "option name LongBranches type check default false" in engine.read_until("uciok")[1]
     engine.send("setoption name MoveTables value false", "setoption name LongBranches value true",

@@ -2,7 +2,7 @@
 settings of a new searcher and docs/options.md are made from it, and the
 documentation cannot drift from it."""
 from engine._core import Searcher
-from engine.options import DOCS, GROUPS, OPTIONS, PLAYING, core_settings, defaults, markdown, needs_nmm
+from engine.options import DOCS, GROUPS, OPTIONS, PLAYING, core_settings, defaults, listed, markdown, needs_nmm
 from engine.session import CoreSetting, Session, default_searcher
 
 
@@ -25,21 +25,28 @@ def test_every_option_is_declared_whole() -> None:
 
 
 def test_the_uci_list_is_the_declaration_in_order() -> None:
-    lines: list[str] = []
-    Session(lines.append).uci([])
-    shown = [line for line in lines if line.startswith("option ")]
-    assert [line.split(" type ")[0] for line in shown] == [f"option name {o.name}" for o in OPTIONS]
-    assert shown[0] == OPTIONS[0].uci_line()
+    """Plain: the playing options in their declared order; research mode:
+    then the research switches in theirs."""
+    playing = [o for o in OPTIONS if o.group == PLAYING]
+    research = [o for o in OPTIONS if o.group != PLAYING]
+    for mode, expected in ((False, playing), (True, playing + research)):
+        lines: list[str] = []
+        Session(lines.append, research=mode).uci([])
+        shown = [line for line in lines if line.startswith("option ")]
+        assert [line.split(" type ")[0] for line in shown] == [f"option name {o.name}" for o in expected]
+        assert shown[0] == OPTIONS[0].uci_line()
+        assert [o.name for o in listed(OPTIONS, mode)] == [o.name for o in expected]
 
 
 def test_every_option_does_something_or_is_read_by_a_command() -> None:
     """A core setting configures the searcher; the others have an effect, but
-    three, which ``go`` reads (Ponder, Move Overhead, SlowMover)."""
+    those ``go`` reads (Ponder, Move Overhead, SlowMover, BookBestMove,
+    UCI_AnalyseMode, UCI_ShowWDL)."""
     session = Session(lambda line: None)
     effects = session._effects()
     assert set(effects) <= {o.name for o in OPTIONS}
     idle = {o.name for o in session.options if not isinstance(o.apply, CoreSetting) and o.name not in effects}
-    assert idle == {"Ponder", "Move Overhead", "SlowMover"}
+    assert idle == {"Ponder", "Move Overhead", "SlowMover", "BookBestMove", "UCI_AnalyseMode", "UCI_ShowWDL"}
 
 
 def test_the_default_searcher_is_the_engines() -> None:

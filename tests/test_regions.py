@@ -11,7 +11,7 @@ from engine._core import Board, LabSearcher, Searcher
 from engine.bench import POSITIONS
 from engine.nets import DEFAULT_TD, NetError
 from engine.train.regions import INPUTS, RegionsNet, acted_on, load, run, save
-from tests.uci_client import Engine, errors_in
+from tests.uci_client import RESEARCH, Engine, errors_in
 
 
 def random_positions(n: int, seed: int = 3) -> list[str]:
@@ -107,7 +107,7 @@ def test_the_chessmaps_order_with_the_net_searches_differently_and_legally():
 
 
 def test_uci_options(tmp_path):
-    engine = Engine()
+    engine = Engine(RESEARCH)
     engine.send("uci")
     lines = engine.read_until("uciok")[1]
     assert "option name ChessMapsRegions type combo default hand var hand var net" in lines

@@ -106,8 +106,8 @@ def test_a_unit_finds_our_engine_on_the_machine_that_runs_it():
 
     from engine.tools.engines import EngineSpec, here, parse_spec
     assert here(parse_spec("nmm:Hash=8")) == parse_spec("nmm:Hash=8")
-    moved = here(EngineSpec("nmm", ["/head/python", "/head/clone/uci_main.py"], {"Hash": "8"}))
-    assert moved.command == [sys.executable, "-m", "engine.cli"] and moved.options == {"Hash": "8"}
+    moved = here(EngineSpec("nmm", ["/head/python", "/head/clone/uci_main.py", "--research"], {"Hash": "8"}))
+    assert moved.command == [sys.executable, "-m", "engine.cli", "--research"] and moved.options == {"Hash": "8"}
     assert here(EngineSpec("gnuchess", ["/elsewhere/gnuchess"])).command[0] == "/usr/games/gnuchess"
 
 

@@ -7,7 +7,7 @@ import random
 import chess
 import chess.engine
 import pytest
-from uci_client import ENGINE, HANG_GUARD, transcript
+from uci_client import ENGINE, HANG_GUARD, RESEARCH, transcript
 
 HOUR = 3600.0                           # a movetime no test waits for
 
@@ -15,6 +15,14 @@ HOUR = 3600.0                           # a movetime no test waits for
 @pytest.fixture
 def engine():
     eng = chess.engine.SimpleEngine.popen_uci(ENGINE, timeout=HANG_GUARD)
+    yield eng
+    eng.quit()
+
+
+@pytest.fixture
+def research_engine():
+    """The engine as the project's tools start it: every option listed."""
+    eng = chess.engine.SimpleEngine.popen_uci(RESEARCH, timeout=HANG_GUARD)
     yield eng
     eng.quit()
 
@@ -29,12 +37,14 @@ def test_identity_and_options(engine) -> None:
     assert opts["Clear Hash"].type == "button"
     assert opts["Threads"].default == 1
     assert opts["UCI_Chess960"].type == "check"
-    assert "history" in opts["MoveOrdering"].var
+    assert "MoveOrdering" not in opts          # a research switch: listed in research mode only
 
 
 @pytest.mark.parametrize("mode", ["effort", "fixed", "balanced"])
-def test_time_management_through_uci(engine, mode: str) -> None:
-    """TimeManagement is a combo the GUI sees; with `effort`, `fixed` or `balanced` a game on a clock is legal."""
+def test_time_management_through_uci(research_engine, mode: str) -> None:
+    """TimeManagement is a combo the tools see; with `effort`, `fixed` or `balanced` a game on a clock is legal."""
+    engine = research_engine
+    assert "history" in engine.options["MoveOrdering"].var
     assert engine.options["TimeManagement"].var == ["stability", "effort", "fixed", "balanced"]
     engine.configure({"TimeManagement": mode})
     board = chess.Board()

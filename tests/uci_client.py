@@ -13,6 +13,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 ENGINE = [sys.executable, str(REPO / "uci_main.py")]
+RESEARCH = [*ENGINE, "--research"]     # research mode: the uci list shows the research switches too
 HANG_GUARD = 60.0                   # seconds
 
 
@@ -20,11 +21,11 @@ def errors_in(lines: list[str]) -> list[str]:
     return [line for line in lines if line.startswith("info string error")]
 
 
-def transcript(*lines: str, errors_ok: bool = False, **popen) -> list[str]:
-    """Feed ``lines`` to a fresh engine and return what it printed. It must
-    exit cleanly, write nothing to stderr and, unless ``errors_ok``, report no
-    error (``info string error: ...``)."""
-    proc = subprocess.run(ENGINE, input="\n".join(lines) + "\n", capture_output=True, text=True,
+def transcript(*lines: str, errors_ok: bool = False, command: list[str] = ENGINE, **popen) -> list[str]:
+    """Feed ``lines`` to a fresh engine (``command``) and return what it
+    printed. It must exit cleanly, write nothing to stderr and, unless
+    ``errors_ok``, report no error (``info string error: ...``)."""
+    proc = subprocess.run(command, input="\n".join(lines) + "\n", capture_output=True, text=True,
                           timeout=HANG_GUARD, **popen)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
@@ -50,8 +51,8 @@ class Engine:
     """A live engine process; ``lines`` keeps everything it printed, with the
     time each line was read."""
 
-    def __init__(self, **popen) -> None:
-        self.proc = subprocess.Popen(ENGINE, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    def __init__(self, command: list[str] = ENGINE, **popen) -> None:
+        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True, bufsize=1, **popen)
         self.lines: list[tuple[float, str]] = []
         self._queue: queue.Queue = queue.Queue()
