@@ -297,6 +297,12 @@ endgame-match: build
 	    --pgn reports/strength/endgame_rules$(PART).pgn | tee -a reports/strength/endgame_rules$(PART).log
 	$(call gzip-pgn,reports/strength/endgame_rules$(PART).pgn)
 
+# Syzygy tables (issue 42): won 3-4 man positions of every material mated against the DTZ-best
+# defence, drawn ones held, probes a second against python-chess (reports/syzygy).
+syzygy-study: build
+	$(PY) -m engine.cli study syzygy --won $(or $(WON),10) --drawn $(or $(DRAWN),4) \
+	    --seed $(or $(SEED),1) | tee reports/syzygy/study.log
+
 # Issue 14's yardstick: 100 games a pairing at 10+0.1 (STRENGTH_GAMES to change).
 STRENGTH_GAMES ?= 100
 STRENGTH_OPPONENTS := toga2 glaurung:Threads=1 gnuchess \

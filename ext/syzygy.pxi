@@ -278,7 +278,7 @@ cdef int tb_move_score(int rank, bint rule50) noexcept nogil:
     """The score a root move's rank stands for: a win or loss as TB_WIN, a
     cursed win or blessed loss (the fifty-move rule draws it, if it counts)
     as a little above or below a draw, more as the win gets nearer."""
-    cdef int bound = 900 if rule50 else 1
+    cdef int bound = TB_MAX_DTZ - 100 if rule50 else 1     # within 100 plies of the counter: a win
     if rank >= bound:
         return TB_WIN
     if rank > 0:
