@@ -295,3 +295,16 @@ def study_syzygy(tables: str | None, won: int, drawn: int, nodes: int, speed_pos
     for line in run(Path(tables) if tables else default_tables(), Path(out), won, drawn, nodes, seed,
                     speed_positions, log=click.echo):
         click.echo(line)
+
+
+@study.command("syzygy-starts")
+@click.option("--tables", type=click.Path(file_okay=False), default=None,
+              help="Folder of the 3-4 man Syzygy tables (default: syzygy/ in the data folder).")
+@click.option("--per-material", type=int, default=8, show_default=True)
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--out", type=click.Path(dir_okay=False), default="var/syzygy/starts.epd", show_default=True)
+def study_syzygy_starts(tables: str | None, per_material: int, seed: int, out: str) -> None:
+    """4-man starts, won and drawn by the tables, for a match with and without them."""
+    from engine.study.syzygy import default_tables, write_starts
+    click.echo(f"{write_starts(Path(tables) if tables else default_tables(), Path(out), per_material, seed)} "
+               f"starts in {out}")

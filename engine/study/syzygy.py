@@ -265,6 +265,39 @@ def probe_speed(tables: Path, positions: Iterable[chess.Board], repeat: int = 3)
     return out
 
 
+SEARCH_MATERIALS = ("KRPvKR", "KQPvKQ", "KRPvKB", "KPPvKP", "KBPvKN")
+
+
+def search_cost(tables: Path, seed: int, per_material: int = 4, nodes: int = 200_000, rounds: int = 2) -> dict:
+    """What the probes cost the search: random five-man positions (not in
+    the 3-4 man tables at the root, their captures are), ``nodes`` each,
+    searched with the tables and without, ``rounds`` times in turn: nodes a
+    second and probes."""
+    from engine.session import default_searcher
+    rng = random.Random(seed)
+    fens = [random_position(m, rng).fen() for m in SEARCH_MATERIALS for _ in range(per_material)]
+    core = SyzygyTables(str(tables))
+    out: dict = {"positions": len(fens), "nodes": nodes, "with": [], "without": [], "tbhits": 0}
+    for _ in range(rounds):
+        for label, with_tables in (("without", None), ("with", core)):
+            searcher = default_searcher(16)
+            searcher.set_syzygy(with_tables)
+            total = hits = 0
+            seconds = 0.0
+            for fen in fens:
+                searcher.clear()
+                lines: list[dict] = []
+                start = time.perf_counter()
+                total += searcher.search(Board(fen), nodes=nodes, on_info=lines.append)["nodes"]
+                seconds += time.perf_counter() - start
+                hits += (lines[-1].get("tbhits") or 0) if lines else 0
+            out[label].append(total / seconds)
+            if with_tables is not None:
+                out["tbhits"] = hits
+                out["searched"] = total
+    return out
+
+
 def sample_positions(tables: Path, per_material: int, seed: int) -> list[chess.Board]:
     """``per_material`` random positions of every material, en passant ones besides."""
     rng = random.Random(seed)
@@ -274,7 +307,7 @@ def sample_positions(tables: Path, per_material: int, seed: int) -> list[chess.B
     return boards
 
 
-def report(results: list[PlayOut], speed: dict) -> list[str]:
+def report(results: list[PlayOut], speed: dict, cost: dict | None = None) -> list[str]:
     """The study's summary lines."""
     won = [r for r in results if r.kind == "won"]
     drawn = [r for r in results if r.kind == "drawn"]
@@ -285,6 +318,11 @@ def report(results: list[PlayOut], speed: dict) -> list[str]:
         s = speed[kind]
         lines.append(f"  {kind.upper()}: core {s['core_per_s']:,.0f}, python-chess {s['python_chess_per_s']:,.0f} "
                      f"(x{s['core_per_s'] / s['python_chess_per_s']:.0f}); same values: {s['agree']}")
+    if cost:
+        lines.append(f"search with and without tables, {cost['positions']} five-man positions, {cost['nodes']:,} "
+                     f"nodes each: {cost['tbhits']:,} probes in {cost['searched']:,} nodes; nodes a second with "
+                     + ", ".join(f"{x:,.0f}" for x in cost["with"]) + ", without "
+                     + ", ".join(f"{x:,.0f}" for x in cost["without"]))
     return lines
 
 
@@ -293,10 +331,31 @@ def run(tables: Path, out: Path, per_material: int, drawn_per_material: int, nod
     out.mkdir(parents=True, exist_ok=True)
     results = play_outs(tables, per_material, drawn_per_material, nodes, seed, log)
     speed = probe_speed(tables, sample_positions(tables, speed_positions, seed))
-    lines = report(results, speed)
+    lines = report(results, speed, search_cost(tables, seed))
     with open(out / "playouts.tsv", "w") as f:
         f.write("kind\tcorrect\tend\tplies\tstart\tmoves\n")
         for r in results:
             f.write(f"{r.kind}\t{int(r.correct)}\t{r.end}\t{r.plies}\t{r.start}\t{' '.join(r.moves)}\n")
     (out / "summary.txt").write_text("\n".join(lines) + "\n")
     return lines
+
+
+# Materials whose positions a game can win, draw or lose (not a mere mate
+# against a bare king): the starts of the match with and without tables.
+MATCH_MATERIALS = ("KQvKR", "KRvKP", "KQvKP", "KBvKP", "KNvKP", "KPvKP", "KRvKB", "KRvKN", "KBPvK", "KPPvK",
+                   "KRvKR", "KQvKQ", "KBNvK")
+
+
+def write_starts(tables: Path, out: Path, per_material: int, seed: int) -> int:
+    """An EPD of 4-man starts for ``match`` (each start is played with both
+    colours): per material, half won for the side to move, half drawn, by
+    the tables; the engines then show how they convert and hold."""
+    rng = random.Random(seed)
+    lines = []
+    with chess.syzygy.open_tablebase(str(tables)) as tablebase:
+        for material in MATCH_MATERIALS:
+            wins, draws = won_and_drawn(tablebase, material, rng, (per_material + 1) // 2, per_material // 2)
+            lines += [f"{b.epd()} c0 \"{material} {'won' if b in wins else 'drawn'}\";" for b in wins + draws]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("\n".join(lines) + "\n")
+    return len(lines)
