@@ -8,7 +8,7 @@ JOBS   ?= 2
 DEPS   := $(VENV)/.deps-installed
 CORE   := build/.core-built
 
-.PHONY: docs texel-data texel texel-own search-sprt sprt-status screens-status endgame-match strength-gauntlet strength-gauntlet-before threads-study threads-match threads-soak compress-pgns cutoffs nmm-cut tree-size tree-size-deep chessmaps-study regions strategy run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
+.PHONY: docs syzygy-study syzygy-match texel-data texel texel-own search-sprt sprt-status screens-status endgame-match strength-gauntlet strength-gauntlet-before threads-study threads-match threads-soak compress-pgns cutoffs nmm-cut tree-size tree-size-deep chessmaps-study regions strategy run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
         td-data td-net td-leaf td-match td-sprt td-bench evaluators selfplay nnue-net nnue-bench nnue-scaling \
         wdl-model wdl-fit clean
 
@@ -307,6 +307,23 @@ endgame-match: build
 	    --games 200 --tc 10+0.1 --seed $(or $(SEED),1) --concurrency $(or $(CONCURRENCY),1) \
 	    --pgn reports/strength/endgame_rules$(PART).pgn | tee -a reports/strength/endgame_rules$(PART).log
 	$(call gzip-pgn,reports/strength/endgame_rules$(PART).pgn)
+
+# Syzygy tables (issue 42): won 3-4 man positions of every material mated against the DTZ-best
+# defence, drawn ones held, probes a second against python-chess (reports/syzygy).
+syzygy-study: build
+	$(PY) -m engine.cli study syzygy --won $(or $(WON),10) --drawn $(or $(DRAWN),4) \
+	    --seed $(or $(SEED),1) | tee reports/syzygy/study.log
+
+# The engine with the 3-4 man tables against itself without, from 4-man starts (won and drawn
+# by the tables, each played with both colours), 10+0.1 (reports/syzygy/match.log).
+SYZYGY_TABLES ?= $(abspath ../shared/data/syzygy)
+syzygy-match: build
+	mkdir -p reports/syzygy
+	$(PY) -m engine.cli study syzygy-starts --tables $(SYZYGY_TABLES) --out var/syzygy/starts.epd
+	$(PY) -m engine.cli match $(NMM):SyzygyPath=$(SYZYGY_TABLES) $(NMM) --openings var/syzygy/starts.epd \
+	    --games $(or $(GAMES),208) --tc 10+0.1 --no-adjudicate --seed $(or $(SEED),1) --concurrency $(or $(CONCURRENCY),1) \
+	    --pgn reports/syzygy/match.pgn | tee reports/syzygy/match.log
+	$(call gzip-pgn,reports/syzygy/match.pgn)
 
 # Issue 14's yardstick: 100 games a pairing at 10+0.1 (STRENGTH_GAMES to change).
 STRENGTH_GAMES ?= 100

@@ -290,6 +290,24 @@ def listed(options: Iterable[Option], research: bool) -> list[Option]:
             + ([o for o in options if o.group != PLAYING] if research else []))
 
 
+# --- Syzygy endgame tables (issue 42; ext/syzygy.h, syzygy.pxi, search_syzygy.pxi) ------------------
+# Stockfish's names and meanings, which GUIs know. SyzygyPath is applied by the
+# Session (it opens the files); the others are core settings.
+SYZYGY_OPTIONS: tuple[Option, ...] = (
+    string("SyzygyPath", "", "folders of Syzygy endgame tables (`.rtbw`, `.rtbz`), separated by `:` (`;` on "
+           "Windows); empty: none. At the root the engine keeps the tables' result (DTZ: a won ending is "
+           "mated within the fifty-move rule), in the search WDL probes cut the tree (`info ... tbhits`); a "
+           "folder or file it cannot use: `info string error`, the others are used", PLAYING),
+    spin("SyzygyProbeDepth", 1, 1, 100, "the search probes the tables from this depth on (positions with "
+         "fewer men than the largest tables at any depth)", PLAYING, "syzygy_probe_depth"),
+    check("Syzygy50MoveRule", True, "a win the fifty-move rule turns into a draw (a cursed win, or a blessed "
+          "loss) counts as a draw", PLAYING, "syzygy_50_move_rule"),
+    spin("SyzygyProbeLimit", 7, 0, 7, "probe no position with more men than this (the tables found set the "
+         "largest)", PLAYING, "syzygy_probe_limit"),
+)
+OPTIONS = OPTIONS + SYZYGY_OPTIONS
+
+
 def defaults() -> dict[str, Any]:
     """Every option's default by name (the buttons have none)."""
     return {o.name: o.resolved() for o in OPTIONS if o.type != "button"}

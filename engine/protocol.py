@@ -235,6 +235,7 @@ def format_info(line: dict, wdl: str = "") -> str:
     score = f"mate {line['mate']}" if line["mate"] is not None else f"cp {line['score']}"
     if line["bound"]:
         score += " " + line["bound"]
+    tbhits = f" tbhits {line['tbhits']}" if line.get("tbhits") is not None else ""     # with Syzygy tables
     return (f"info depth {line['depth']} seldepth {line['seldepth']} multipv {line['multipv']} "
-            f"score {score}{wdl} nodes {line['nodes']} nps {line['nps']} hashfull {line['hashfull']} "
+            f"score {score}{wdl} nodes {line['nodes']} nps {line['nps']} hashfull {line['hashfull']}{tbhits} "
             f"time {line['time_ms']} pv {' '.join(line['pv'])}")

@@ -150,6 +150,7 @@ class Session:
             "NnueFile": self._set_nnue_file,
             "EndgameRules": set_endgame_rules,
             **self._standard_effects(),
+            **self._syzygy_effects(),
         }
 
     def core_settings(self) -> dict:
@@ -181,6 +182,7 @@ class Session:
                 self._apply_move_tables()
             self._apply_hhweight()
             self._load_nets_needed()
+            self._load_syzygy(self.options["SyzygyPath"])
             if self.options["Eval"] != "handwritten":
                 try:
                     self._set_eval(self.options["Eval"])
@@ -207,6 +209,34 @@ class Session:
 
     def _set_chess960(self, value: bool) -> None:
         self.board.chess960 = value or not self.board.standard_castling
+
+    # --- Syzygy endgame tables (issue 42; engine/options.py SYZYGY_OPTIONS) ------------
+
+    def _syzygy_effects(self) -> dict[str, Callable]:
+        return {"SyzygyPath": self._set_syzygy_path}
+
+    def _set_syzygy_path(self, path: str) -> None:
+        if self._searcher is not None:
+            self._load_syzygy(path)     # else when the searcher is made
+
+    def _load_syzygy(self, path: str) -> None:
+        """Open the tables of SyzygyPath (every file's header is checked
+        now) and search with them; say which folders and files cannot be
+        used, and play on with the others, or without tables."""
+        from engine._core import SyzygyTables
+        if not path.strip() or path.strip() == "<empty>":
+            self._searcher.set_syzygy(None)
+            return
+        tables = SyzygyTables(path)
+        for problem in tables.errors:
+            self.error(f"SyzygyPath: {problem}")
+        if tables.max_pieces == 0:
+            self.error(f"SyzygyPath: no Syzygy tables in {path}; playing without tables")
+            self._searcher.set_syzygy(None)
+            return
+        self.info_string(f"SyzygyPath: {tables.wdl_tables} WDL and {tables.dtz_tables} DTZ tables, "
+                         f"up to {tables.max_pieces} men")
+        self._searcher.set_syzygy(tables)
 
     # --- the ChessMaps long-term memory (engine/memory.py) ------------------------
 
@@ -762,7 +792,9 @@ def default_searcher(hash_mb: int = HASH_DEFAULT_MB, options: Mapping[str, Any] 
     False
     """
     problems: list[str] = []
-    session = Session(problems.append, searcher_class=searcher_class)
+    # Only errors: what the engine merely reports (the Syzygy tables found) is no problem.
+    session = Session(lambda line: problems.append(line) if line.startswith("info string error") else None,
+                      searcher_class=searcher_class)
     for name, value in {"Hash": hash_mb, **(options or {})}.items():
         option = session.options.option(name)
         session.options.values[option.name] = option.parse(value) if isinstance(value, str) else value

@@ -359,7 +359,7 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
     cdef bint check = in_check(pos), is_pv = beta - alpha > 1, improving, noisy, gives_check
     cdef bint futile, killer
     cdef Move excluded = s.excluded[ply]
-    cdef int extension, singular_beta, n_tried = 0
+    cdef int extension, singular_beta, n_tried = 0, men
     cdef Move tried[64]             # quiet moves searched, for the statistics' malus
     cdef int stat = 0
     cdef Move deferred[DEFER_MAX]   # moves put off because another thread is searching them
@@ -401,6 +401,14 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
                      or (entry.bound == BOUND_LOWER and tt_score >= beta)
                      or (entry.bound == BOUND_UPPER and tt_score <= alpha))):
             return tt_score
+
+    # The Syzygy tables, just after a capture or pawn move (search_syzygy.pxi).
+    if s.tb_cardinality and not excluded and pos.halfmove == 0 and pos.castling == 0:
+        men = popcount(pos.all)
+        if men <= s.tb_cardinality and (men < s.tb_cardinality or depth >= s.opt.syzygy_probe_depth):
+            score = tb_cut(s, depth, alpha, beta, ply, check)
+            if score != NO_SCORE:
+                return score
 
     if check:
         eval = NO_SCORE
@@ -680,12 +688,19 @@ cdef void sort_root_moves(Search* s, int start) noexcept nogil:
 
 
 cdef void init_root_moves(Search* s) noexcept nogil:
+    """The moves the search chooses from: those ``searchmoves`` allows and,
+    with the root in the Syzygy tables, the ones they rank best."""
     cdef Move moves[MAX_MOVES]
-    cdef int n = generate_moves(&s.pos, moves, GEN_ALL), i
+    cdef int n = generate_moves(&s.pos, moves, GEN_ALL), i, tb = -1
     s.n_root = 0
     for i in range(n):
         if s.limits.n_searchmoves and not contains(s.limits.searchmoves, 0, s.limits.n_searchmoves, moves[i]):
             continue
+        if s.tb_n:
+            tb = tb_root_move(s, moves[i])
+            if tb < 0:
+                continue
+        s.root[s.n_root].tb_score = s.tb_scores[tb] if tb >= 0 else NO_SCORE
         s.root[s.n_root].move = moves[i]
         s.root[s.n_root].score = -INFINITE
         s.root[s.n_root].prev_score = -INFINITE

@@ -62,8 +62,19 @@ cdef void reset_search(Search* s) noexcept nogil:
     s.hh_misses = 0
     s.tt.generation = (s.tt.generation + 1) % TT_GENERATIONS
     s.tt.used = True
+    s.tb_n = 0                  # begin ranks the root's moves by the tables (tb_prepare_root)
+    s.tb_hits = 0
+    s.tb_cardinality = min(s.opt.syzygy_probe_limit, s.tb.max_pieces) if s.tb != NULL else 0
     memset(s.killers, 0, sizeof(s.killers))
     memset(s.excluded, 0, sizeof(s.excluded))
+
+
+cdef inline int tb_shown(const RootMove* rm, int score) noexcept nogil:
+    """The score a root move is shown with: the Syzygy tables' (the root in
+    them), unless the search found a mate."""
+    if rm.tb_score != NO_SCORE and -MATE_BOUND < score < MATE_BOUND:
+        return rm.tb_score
+    return score
 
 
 cdef class Searcher:
@@ -88,6 +99,7 @@ cdef class Searcher:
     cdef pthread_t* threads
     cdef int n_threads
     cdef int cache_epoch        # bumped whenever the caches' contents become wrong (new net, clear)
+    cdef object syzygy          # the SyzygyTables the search probes (s.tb points into it), or None
     cdef int helpers_epoch      # the epoch the helpers' caches were last emptied at
 
     def __cinit__(self, hash_mb: int = 16):
@@ -138,6 +150,10 @@ cdef class Searcher:
         self.s.opt.defer_busy = True
         self.s.opt.defer_depth = DEFER_DEPTH
         self.s.opt.breadcrumbs = True
+        self.s.opt.syzygy_probe_depth = 1
+        self.s.opt.syzygy_50_move_rule = True
+        self.s.opt.syzygy_probe_limit = SZ_PIECES
+        self.s.tb = NULL
         memset(self.s.quiet_stats, 0, sizeof(self.s.quiet_stats))
         memset(self.s.cont_stats, 0, sizeof(self.s.cont_stats))
         memset(self.s.counters, 0, sizeof(self.s.counters))
@@ -591,7 +607,8 @@ cdef class Searcher:
                   check_extension: bool | None = None,
                   time_management: str | None = None, helper_depths: str | None = None,
                   defer_busy: bool | None = None, defer_depth: int | None = None,
-                  breadcrumbs: bool | None = None) -> None:
+                  breadcrumbs: bool | None = None, syzygy_probe_depth: int | None = None,
+                  syzygy_50_move_rule: bool | None = None, syzygy_probe_limit: int | None = None) -> None:
         """Set search options; None leaves one as it is.
 
         ``time_management``: how the thought on a clock bends to the search
@@ -604,7 +621,13 @@ cdef class Searcher:
         at nodes of ``defer_depth`` (at least 1) or more.
         ``breadcrumbs``: with more than one thread, late moves are reduced a
         ply more at a node within 8 plies of the root that another thread is
-        searching too (Stockfish 11's breadcrumbs; on unless a study asks)."""
+        searching too (Stockfish 11's breadcrumbs; on unless a study asks).
+
+        With Syzygy tables (``set_syzygy``): ``syzygy_probe_depth``, the
+        search probes from this depth on (positions of the tables' largest
+        size; smaller ones always); ``syzygy_50_move_rule``, a win the
+        fifty-move rule spoils counts as a draw; ``syzygy_probe_limit``, no
+        probe with more men than this."""
         if time_management is not None and time_management not in TIME_MODES:
             raise ValueError(f"time_management must be one of {TIME_MODES}, not {time_management!r}")
         if defer_busy is not None:
@@ -615,6 +638,12 @@ cdef class Searcher:
             self.s.opt.defer_depth = defer_depth
         if breadcrumbs is not None:
             self.s.opt.breadcrumbs = breadcrumbs
+        if syzygy_probe_depth is not None:
+            self.s.opt.syzygy_probe_depth = max(1, min(int(syzygy_probe_depth), MAX_PLY))
+        if syzygy_50_move_rule is not None:
+            self.s.opt.syzygy_50_move_rule = syzygy_50_move_rule
+        if syzygy_probe_limit is not None:
+            self.s.opt.syzygy_probe_limit = max(0, min(int(syzygy_probe_limit), SZ_PIECES))
         if helper_depths is not None:
             self.s.opt.helper_depths = HELPER_DEPTHS.index(helper_depths)
         if time_management is not None:
@@ -835,6 +864,18 @@ cdef class Searcher:
     def clear_move_tables(self) -> None:
         memset(self.s.tables, 0, sizeof(self.s.tables))
 
+    # --- the Syzygy tables (syzygy.pxi, search_syzygy.pxi) -------------------------
+
+    def set_syzygy(self, tables: SyzygyTables | None) -> None:
+        """Search with these tables from the next search on (None: without).
+        The searcher keeps them open; only between searches."""
+        self.syzygy = tables
+        self.s.tb = (<SyzygyTables>tables).tb if tables is not None else NULL
+
+    @property
+    def syzygy_tables(self) -> SyzygyTables | None:
+        return self.syzygy
+
     # --- searching -----------------------------------------------------------
 
     def search(self, Board board, *, depth: int | None = None, nodes: int | None = None,
@@ -886,6 +927,7 @@ cdef class Searcher:
                 s.limits.n_searchmoves += 1
         s.pondering = ponder
         reset_search(s)
+        tb_prepare_root(s)
         s.start_ms = now_ms() if start_ms is None else start_ms
 
     def run(self, on_info=None, on_currmove=None) -> dict:
@@ -924,14 +966,14 @@ cdef class Searcher:
         if src == NULL:
             src = self.s
         cdef RootMove* rm = &src.root[index]
-        cdef int score = rm.score if rm.score != -INFINITE else rm.prev_score
+        cdef int score = tb_shown(rm, rm.score if rm.score != -INFINITE else rm.prev_score)
         cdef double elapsed = max(now_ms() - self.s.start_ms, 0.001)
         bound = None
         if rm.score != -INFINITE and rm.bound == BOUND_LOWER:
             bound = "lowerbound"
         elif rm.score != -INFINITE and rm.bound == BOUND_UPPER and index == src.pv_index:
             bound = "upperbound"
-        return {
+        line = {
             "depth": src.root_depth,
             "seldepth": max(rm.seldepth, src.root_depth),
             "multipv": index + 1,
@@ -944,6 +986,9 @@ cdef class Searcher:
             "hashfull": tt_hashfull(&self.tt),
             "pv": [move_to_uci(&src.pos, rm.pv[i]) for i in range(rm.pv_len)],
         }
+        if self.s.tb != NULL:
+            line["tbhits"] = group_tb_hits(&self.group)
+        return line
 
     cdef void _report_lines(self, int first, int end):
         if self.on_info is not None:
@@ -960,7 +1005,7 @@ cdef class Searcher:
         if self.s.n_root == 0:
             return {"bestmove": None, "ponder": None, "score": 0, "mate": None,
                     "depth": 0, "nodes": group_nodes(&self.group), "time_ms": 0, "line": None}
-        cdef int score = rm.prev_score if rm.prev_score != -INFINITE else rm.score
+        cdef int score = tb_shown(rm, rm.prev_score if rm.prev_score != -INFINITE else rm.score)
         return {
             "bestmove": move_to_uci(&best.pos, rm.move),
             "ponder": move_to_uci(&best.pos, rm.pv[1]) if rm.pv_len > 1 else None,

@@ -54,6 +54,10 @@ ctypedef struct SearchOptions:
     bint defer_busy         # Threads > 1: a move another thread is searching waits for the end of the list
     int defer_depth         # ... at nodes of this depth or more
     bint breadcrumbs        # Threads > 1: reduce late moves more at a node near the root another thread is in (threads.pxi)
+    # The Syzygy tables (search_syzygy.pxi), when a Searcher has them:
+    int syzygy_probe_depth      # probe in the search from this depth (at the tables' largest men count)
+    bint syzygy_50_move_rule    # a win the fifty-move rule draws is a draw
+    int syzygy_probe_limit      # probe positions of at most this many men
 
 ctypedef struct Limits:
     int depth               # deepest iteration
@@ -73,6 +77,7 @@ ctypedef struct RootMove:
     int seldepth
     int pv_len
     u64 nodes               # nodes spent under this move in the current iteration
+    int tb_score            # the tables' score of the move (the root in the tables), else NO_SCORE
     Move pv[MAX_PLY + 1]
 
 ctypedef struct StrategyDb:     # the ChessMaps strategy database (engine/data/strategy.py)
@@ -161,6 +166,14 @@ ctypedef struct Search:
     u64 lb_same_verdict         # ... then agreed on beta ...
     u64 lb_same_move            # ... and chose the branch's first move
     CutoffLog* cutoffs          # quiet cut-offs recorded for training (cutoffs.pxi); NULL: off
+    const SzTables* tb          # the Syzygy tables (syzygy.pxi), or NULL; read-only, shared by the threads
+    int tb_cardinality          # this search probes positions of at most this many men (0: it does not)
+    u64 tb_hits                 # probes that answered (info tbhits: the threads' sum)
+    int tb_n                    # the root's moves ranked by the tables (search_syzygy.pxi), 0: not in them
+    int tb_best_rank            # the best rank: only the moves of that rank are searched
+    Move tb_moves[MAX_MOVES]
+    int tb_ranks[MAX_MOVES]
+    int tb_scores[MAX_MOVES]
 
 
 cdef enum:

@@ -166,6 +166,15 @@ cdef u64 group_nodes(ThreadGroup* g) noexcept nogil:
     return total
 
 
+cdef u64 group_tb_hits(ThreadGroup* g) noexcept nogil:
+    """Syzygy probes that answered, all threads together (`info tbhits`)."""
+    cdef u64 total = 0
+    cdef int i
+    for i in range(g.n):
+        total += load_u64(&g.members[i].tb_hits)
+    return total
+
+
 cdef inline bint over_node_limit(Search* s) noexcept nogil:
     """``go nodes`` counts every thread's nodes; alone, the test is exact at every node."""
     if s.group.n == 1:
@@ -190,6 +199,7 @@ cdef void helper_prepare(Search* h, const Search* main, int index) noexcept nogi
     h.limits.hard_ms = 0
     h.limits.mate = 0
     h.pondering = 0
+    h.tb_hits = 0               # the root's probes are the main search's
     # The first-layer sums are rebuilt on the helper's own path (their float
     # rounding depends on it).
     h.nmm_acc.valid = False

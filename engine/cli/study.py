@@ -275,3 +275,36 @@ def study_nnue_scaling(folders: tuple[str, ...], sizes: str, hidden: str, lam: f
     if out:
         Path(out).parent.mkdir(parents=True, exist_ok=True)
         Path(out).write_text(text)
+
+
+@study.command("syzygy")
+@click.option("--tables", type=click.Path(file_okay=False), default=None,
+              help="Folder of the 3-4 man Syzygy tables, WDL and DTZ (default: syzygy/ in the data folder).")
+@click.option("--won", type=int, default=10, show_default=True, help="Won positions per material.")
+@click.option("--drawn", type=int, default=4, show_default=True, help="Drawn positions per material.")
+@click.option("--nodes", type=int, default=5000, show_default=True, help="The engine's nodes a move.")
+@click.option("--speed-positions", type=int, default=300, show_default=True,
+              help="Positions per material for the probe speed.")
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--out", type=click.Path(file_okay=False), default="reports/syzygy", show_default=True)
+def study_syzygy(tables: str | None, won: int, drawn: int, nodes: int, speed_positions: int, seed: int,
+                 out: str) -> None:
+    """The Syzygy tables in play: won 3-4 man positions mated against the
+    DTZ-best defence, drawn ones held; probes a second against python-chess."""
+    from engine.study.syzygy import default_tables, run
+    for line in run(Path(tables) if tables else default_tables(), Path(out), won, drawn, nodes, seed,
+                    speed_positions, log=click.echo):
+        click.echo(line)
+
+
+@study.command("syzygy-starts")
+@click.option("--tables", type=click.Path(file_okay=False), default=None,
+              help="Folder of the 3-4 man Syzygy tables (default: syzygy/ in the data folder).")
+@click.option("--per-material", type=int, default=8, show_default=True)
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--out", type=click.Path(dir_okay=False), default="var/syzygy/starts.epd", show_default=True)
+def study_syzygy_starts(tables: str | None, per_material: int, seed: int, out: str) -> None:
+    """4-man starts, won and drawn by the tables, for a match with and without them."""
+    from engine.study.syzygy import default_tables, write_starts
+    click.echo(f"{write_starts(Path(tables) if tables else default_tables(), Path(out), per_material, seed)} "
+               f"starts in {out}")
