@@ -18,7 +18,10 @@ from engine.train import nnue
 
 
 def scaling(folders: list[Path], sizes: list[int], config: nnue.Config, out: Path, log=print) -> list[dict]:
-    """One net per size (0: all the training positions); a row of numbers for each."""
+    """One net per size (0: all the training positions); a row of numbers for each.
+    The folders are read as they are when it starts: self-play may go on writing."""
+    from engine.data.selfplay import batch_paths
+    config = replace(config, batches=config.batches or min(len(batch_paths(Path(f))) for f in folders))
     rows = []
     for size in sizes:
         name = f"scale_{size or 'all'}_h{config.hidden}_l{config.lam}{'_m' if config.mirror else ''}.npz"

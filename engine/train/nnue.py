@@ -74,6 +74,7 @@ class Config:
     val_fraction: float = 0.05
     max_positions: int = 0      # positions kept after the filters (0: all)
     mirror: bool = False        # also train on each position mirrored a<->h (see mirrored)
+    batches: int = 0            # read at most the first N batches of each folder (0: all complete ones)
     train_positions: int = 0    # at most this many training positions, the first games' (0: all);
                                 # the validation games stay those of the whole data (study nnue-scaling)
 
@@ -205,7 +206,7 @@ class Data:
         return result_for_mover(self.flags[self.kept]).astype(np.float32)
 
 
-def load(folders: list[Path], score_cap: int = 2000, min_ply: int = 8, max_positions: int = 0,
+def load(folders: list[Path], score_cap: int = 2000, min_ply: int = 8, max_positions: int = 0, batches: int = 0,
          log=print) -> Data:
     """Every complete batch of ``folders`` (what batch_paths lists), in order,
     until ``max_positions`` kept positions (0: all)."""
@@ -215,7 +216,7 @@ def load(folders: list[Path], score_cap: int = 2000, min_ply: int = 8, max_posit
     digest = hashlib.sha256()
     info = []
     for folder in folders:
-        paths = batch_paths(Path(folder))
+        paths = batch_paths(Path(folder))[:batches or None]     # batches: a fixed view of a folder still growing
         if not paths:
             raise ValueError(f"{folder} holds no self-play batches (batch_*.bin): make them with "
                              "'nmm-chess data selfplay'")
@@ -380,7 +381,8 @@ def train(folders: list[Path], out: Path, config: Config, checkpoint: Path | Non
         raise ValueError("batch and epochs must be positive")
     out = Path(out)
     checkpoint = Path(checkpoint) if checkpoint else out.with_suffix(".ckpt.npz")
-    data = load([Path(f) for f in folders], config.score_cap, config.min_ply, config.max_positions, log)
+    data = load([Path(f) for f in folders], config.score_cap, config.min_ply, config.max_positions,
+                config.batches, log)
     train_idx, val_idx = split(data, config.val_fraction, config.seed)
     if not len(train_idx) or not len(val_idx):
         raise ValueError(f"{len(train_idx)} training and {len(val_idx)} validation positions: too few games")
