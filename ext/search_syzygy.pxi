@@ -1,8 +1,9 @@
 # The Syzygy tables in the search (Stockfish's way). At the root, with as
 # few men as the tables hold, every move is ranked by DTZ (syzygy.pxi) and
 # only the best-ranked are searched: a won position keeps a win the
-# fifty-move counter cannot spoil, a drawn one a draw; the search chooses
-# among them, and the score shown is the tables'. Then the search itself does
+# fifty-move counter cannot spoil, by the shortest way to the next capture,
+# pawn move or mate; a drawn one a draw; the search chooses among equals,
+# and the score shown is the tables'. Then the search itself does
 # not probe (it could only say "won" everywhere). Elsewhere, a node just
 # after a capture or pawn move whose men the tables hold takes the WDL as its
 # score: exact for a draw, a bound for a win or a loss (TB_WIN less the ply,

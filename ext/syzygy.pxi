@@ -259,21 +259,6 @@ cdef enum:
     TB_WIN = MATE_BOUND - 1 - MAX_PLY   # a table win's score: above every evaluation, below the mates
 
 
-cdef bint repeated_since_zeroing(const Position* pos) noexcept nogil:
-    """Has any position repeated since the last capture or pawn move? Then
-    the root follows DTZ strictly, so that the engine does not go round."""
-    cdef int start = pos.hist_len - pos.halfmove, i, j
-    cdef u64 a
-    if start < 0:
-        start = 0
-    for i in range(start, pos.hist_len + 1):
-        a = pos.key if i == pos.hist_len else pos.hist[i].key
-        for j in range(start, i):
-            if pos.hist[j].key == a:
-                return True
-    return False
-
-
 cdef int tb_move_score(int rank, bint rule50) noexcept nogil:
     """The score a root move's rank stands for: a win or loss as TB_WIN, a
     cursed win or blessed loss (the fifty-move rule draws it, if it counts)
@@ -292,12 +277,16 @@ cdef int tb_move_score(int rank, bint rule50) noexcept nogil:
 
 cdef bint tb_rank_root_dtz(const SzTables* tb, Position* pos, const Move* moves, int n, bint rule50,
                            int* ranks, int* scores) noexcept nogil:
-    """Rank each root move by DTZ counted from the root: the wins that the
-    fifty-move counter cannot reach all first and alike (the search chooses
-    among them), then the wins nearer the counter's end, the nearest first;
-    then draws; then the losses, the longest first. False if a table is missing."""
+    """Rank each root move by DTZ counted from the root: the wins first,
+    the nearest capture, pawn move or mate first (DTZ-optimal: every move
+    brings the next zeroing move nearer, so a won ending is mated within the
+    fifty-move rule however the search chooses among equals); then draws;
+    then the losses, all alike (the search chooses) unless the fifty-move
+    rule is in sight, then the longest first (Stockfish's ranks, but that
+    Stockfish ranks alike the wins the counter cannot reach and lets the
+    search choose among them: it then converts a K+B+N ending only when the
+    counter forces it). False if a table is missing."""
     cdef int cnt50 = pos.halfmove, i, dtz, wdl, ok = 1, r
-    cdef bint rep = repeated_since_zeroing(pos)
     for i in range(n):
         make_move(pos, moves[i])
         if pos.halfmove == 0:
@@ -314,7 +303,7 @@ cdef bint tb_rank_root_dtz(const SzTables* tb, Position* pos, const Move* moves,
         if not ok:
             return False
         if dtz > 0:
-            r = TB_MAX_DTZ if dtz + cnt50 <= 99 and not rep else TB_MAX_DTZ - (dtz + cnt50)
+            r = TB_MAX_DTZ - (dtz + cnt50)
         elif dtz < 0:
             r = -TB_MAX_DTZ if -dtz * 2 + cnt50 < 100 else -TB_MAX_DTZ + (-dtz + cnt50)
         else:
