@@ -28,6 +28,7 @@ def scaling(folders: list[Path], sizes: list[int], config: nnue.Config, out: Pat
         summary = nnue.train(folders, out / name, replace(config, train_positions=size), log=lambda _: None)
         base, val = summary["baseline"], [h["validation"] for h in summary["history"]]
         rows.append({"positions": summary["train_positions"] // (2 if config.mirror else 1),
+                     "batches": config.batches, "games": sum(d["games"] for d in summary["data"]),
                      "validation": val[-1], "best": min(val), "handwritten": base["handwritten_targets"],
                      "search": base["targets"], "ratio": val[-1] / base["handwritten_targets"]})
         log(f"{rows[-1]['positions']:>10,} positions: validation {val[-1]:.5f}, "
@@ -39,8 +40,9 @@ def report(rows: list[dict], config: nnue.Config, command: str) -> list[str]:
     """The table (markdown) with the settings and the command."""
     lines = [f"`{command}`", "",
              f"H {config.hidden}, λ {config.lam}, {config.epochs} epochs, wd {config.wd}, "
-             f"mirror {'on' if config.mirror else 'off'}, seed {config.seed}; the validation games are the same "
-             "for every row.", "",
+             f"mirror {'on' if config.mirror else 'off'}, seed {config.seed}; the data: the first "
+             f"{rows[0]['batches'] if rows else 0} batches of each folder, {rows[0]['games'] if rows else 0:,} "
+             "games, whose validation games are the same for every row.", "",
              "| training positions | net's validation loss | handwritten evaluation's | ratio | search's own score |",
              "|---|---|---|---|---|"]
     lines += [f"| {r['positions']:,} | {r['validation']:.5f} | {r['handwritten']:.5f} | **{r['ratio']:.3f}** | "
