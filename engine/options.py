@@ -21,6 +21,7 @@ from typing import Any
 
 from engine._core import MAX_THREADS, ORDERING_NAMES, TIME_MODES
 from engine.paths import REPO, user_data_dir
+from engine.strength import ELO_DEFAULT, ELO_MAX, ELO_MIN
 from engine.timeman import DEFAULT_SLOW_MOVER
 
 # --- names spelled once ---------------------------------------------------------
@@ -133,6 +134,19 @@ def string(name: str, default: str | Callable[[], str], help: str, group: str) -
 _ORDER, _MAPS, _SEARCH, _TIME, _EVAL = GROUPS[1:]
 _SHIPPED = "default: the shipped file, found from any folder; missing or bad: "
 
+# --- playing strength (issue 42: engine/strength.py; applied by Session.go) ---------
+STRENGTH_OPTIONS: tuple[Option, ...] = (
+    check("UCI_LimitStrength", False, "play at the strength UCI_Elo names instead of full strength", PLAYING),
+    spin("UCI_Elo", ELO_DEFAULT, ELO_MIN, ELO_MAX, "the strength UCI_LimitStrength plays at, on the scale of "
+         "Stockfish's UCI_Elo (fitted by games, reports/strength/elo_ladder.md): fewer nodes a move and a "
+         "rating-dependent error in choosing among the best 4 lines; out of range: the nearest end", PLAYING),
+    spin("StrengthSeed", 0, 0, 2**31 - 1, "the seed of UCI_LimitStrength's errors: the same seed and position "
+         "give the same choice; another seed, other games", PLAYING),
+    spin("StrengthSkill", -1, -1, 1000, "UCI_LimitStrength at this skill (thousandths: 0 the weakest, 1000 full "
+         "strength) instead of UCI_Elo's; -1: UCI_Elo's (the calibration plays skills, `study elo-ladder`)",
+         _SEARCH),
+)
+
 # The uci list shows them in this order. Options without a keyword are applied
 # by the Session (engine/session.py, Session._effects) or read when a command needs them.
 OPTIONS: tuple[Option, ...] = (
@@ -147,6 +161,7 @@ OPTIONS: tuple[Option, ...] = (
     spin("SlowMover", DEFAULT_SLOW_MOVER, 10, 500, "the time per move in percent of what the clock allots, "
          "within the same caps (150 won an SPRT against 100)", PLAYING),
     check("UCI_Chess960", False, "castling written king-takes-rook", PLAYING),
+    *STRENGTH_OPTIONS,
     combo("MoveOrdering", DEFAULT_ORDERING, ORDERINGS, "the quiet-move scorer: `history`, `nmm` (the net's "
           "order), `straight` (the net's best move, then history), `weighted` (net score + weighted history), "
           "`chessmaps` (move classes, then square-control gain, then history; chosen by games)", _ORDER, "ordering"),
