@@ -142,6 +142,8 @@ STRENGTH_OPTIONS: tuple[Option, ...] = (
          "rating-dependent error in choosing among the best 4 lines; out of range: the nearest end", PLAYING),
     spin("StrengthSeed", 0, 0, 2**31 - 1, "the seed of UCI_LimitStrength's errors: the same seed and position "
          "give the same choice; another seed, other games", PLAYING),
+)
+STRENGTH_RESEARCH: tuple[Option, ...] = (
     spin("StrengthSkill", -1, -1, 1000, "UCI_LimitStrength at this skill (thousandths: 0 the weakest, 1000 full "
          "strength) instead of UCI_Elo's; -1: UCI_Elo's (the calibration plays skills, `study elo-ladder`)",
          _SEARCH),
@@ -251,6 +253,7 @@ OPTIONS: tuple[Option, ...] = (
     check("EndgameRules", True, "exact KPK, drawn rook-pawn and opposite-bishop endings, two knights "
           "against a bare king, K+B+N to the right corner (under Eval nnue the exact ones: KPK and the draws "
           "against a bare king)", _EVAL),
+    *STRENGTH_RESEARCH,
 )
 
 

@@ -558,13 +558,11 @@ class Session:
         skill = self.options["StrengthSkill"]
         handicap = Handicap(self.options["UCI_Elo"], self.options["StrengthSeed"], self.options["MultiPV"],
                             None if skill < 0 else skill / 1000)
-        if handicap.profile.nodes is None and handicap.profile.lines == 1:
-            return None
+        p = handicap.profile
         if self.debug:
-            p = handicap.profile
             self.info_string(f"limit strength: UCI_Elo {self.options['UCI_Elo']} skill {p.skill:.3f} "
                              f"nodes {p.nodes} lines {p.lines} error {p.sigma:.0f} cp")
-        return handicap
+        return None if p.nodes is None and p.lines == 1 else handicap
 
     def _weakened(self, handicap: Handicap, result: dict) -> dict:
         """The search's result with the move the handicap chooses among its lines."""

@@ -62,7 +62,10 @@ class Player:
 
 
 def anchor(elo: int) -> Player:
-    return Player(f"sf{elo}", parse_spec(f"stockfish:UCI_LimitStrength=true,UCI_Elo={elo}"), anchor=float(elo))
+    """Stockfish at a UCI_Elo. Its Move Overhead is 100 ms, not 10: at 5+0.05 it
+    lives on the increment late in long games and lost on time at 10 here."""
+    spec = parse_spec(f"stockfish:UCI_LimitStrength=true,UCI_Elo={elo},Move Overhead=100")
+    return Player(f"sf{elo}", spec, anchor=float(elo))
 
 
 def level(skill: int) -> Player:
