@@ -280,6 +280,8 @@ def study_nnue_scaling(folders: tuple[str, ...], sizes: str, hidden: str, lam: f
 @study.command("elo-ladder")
 @click.option("--skills", default="0,200,400,600,800,900", show_default=True,
               help="The levels that play, as StrengthSkill values (thousandths; full strength always plays).")
+@click.option("--elos", default="", help="UCI_Elo settings that also play, as the map in use makes them: "
+              "a check of the map (their games are kept per map).")
 @click.option("--anchors", default="1350,1500,1700,1900,2100,2300,2500", show_default=True,
               help="Stockfish 15.1's UCI_Elo values that anchor the scale.")
 @click.option("--games", type=int, default=20, show_default=True, help="Games per pairing (a rerun goes on).")
@@ -297,7 +299,7 @@ def study_nnue_scaling(folders: tuple[str, ...], sizes: str, hidden: str, lam: f
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), default="reports/strength/elo_ladder.md",
               show_default=True)
 @click.option("--report-only", is_flag=True, help="Write the report from the games kept; play none.")
-def study_elo_ladder(skills: str, anchors: str, games: int, step: int, opponents: int, vs_full: int, tc: str,
+def study_elo_ladder(skills: str, elos: str, anchors: str, games: int, step: int, opponents: int, vs_full: int, tc: str,
                      openings: str | None, seed: int, out: str, report_path: str, report_only: bool) -> None:
     """UCI_Elo's calibration: the engine's levels against Stockfish's UCI_Elo
     ladder and its own full strength; measured Elo ± 95% by level, and the
@@ -309,4 +311,4 @@ def study_elo_ladder(skills: str, anchors: str, games: int, step: int, opponents
                                                         if "elo-ladder" in sys.argv else [])
     click.echo(run(parse_list(skills), parse_list(anchors), games, step, opponents, vs_full, opening_book(openings),
                    seed, tc, Path(out), Path(report_path), command.strip(), log=click.echo,
-                   play_games=not report_only))
+                   play_games=not report_only, settings=parse_list(elos)))

@@ -50,11 +50,13 @@ PRIOR_DRAWS = 1.0       # a drawn game per pairing, so that a pairing won (or lo
 @dataclass(frozen=True)
 class Player:
     """One player of the ladder: an anchor (``elo`` its label), the engine at
-    a ``skill`` (thousandths), or the engine at full strength."""
-    name: str               # "sf1600", "skill250", "full"
+    a ``skill`` (thousandths), at full strength, or at a UCI_Elo ``setting``
+    (through the map in use: a check of the map, not a point of it)."""
+    name: str               # "sf1600", "skill250", "full", "elo1600-<map>"
     spec: EngineSpec
     anchor: float | None = None
     skill: int | None = None
+    setting: int | None = None
 
     @property
     def label(self) -> str:
@@ -76,6 +78,17 @@ def level(skill: int) -> Player:
 
 def full() -> Player:
     return Player(FULL, parse_spec("nmm"), skill=1000)
+
+
+def map_id(knots: tuple[tuple[int, float], ...] = strength.ELO_KNOTS) -> str:
+    """A short fingerprint of a UCI_Elo map: games at a setting belong to the map they were played with."""
+    import hashlib
+    return hashlib.sha1(repr(knots).encode()).hexdigest()[:6]
+
+
+def setting(elo: int) -> Player:
+    """The engine at UCI_Elo ``elo`` as the map in use makes it (named with the map's fingerprint)."""
+    return Player(f"elo{elo}-{map_id()}", parse_spec(f"nmm:UCI_LimitStrength=true,UCI_Elo={elo}"), setting=elo)
 
 
 def openings_for(path: Path, count: int, seed: int) -> list[chess.Board]:
@@ -216,7 +229,7 @@ def pairings(players: list[Player], anchors: list[Player], estimate: dict[str, f
     for p in players:
         near = sorted(anchors, key=lambda a: (abs(a.anchor - estimate[p.name]), a.anchor))[:opponents]
         out += [(p, a) for a in sorted(near, key=lambda a: a.anchor)]
-    levels = sorted((p for p in players if p.name != FULL), key=lambda p: -p.skill)[:vs_full]
+    levels = sorted((p for p in players if p.skill is not None and p.name != FULL), key=lambda p: -p.skill)[:vs_full]
     if any(p.name == FULL for p in players):
         out += [(p, next(q for q in players if q.name == FULL)) for p in levels]
     return out
@@ -279,6 +292,16 @@ def report(games: list[tuple[str, str, float]], players: dict[str, Player], comm
         r, e = ratings[p.name]
         lines.append(f"| {p.skill / 1000:.3f} | {prof.nodes or 'no cap'} | {prof.sigma:.0f} | {prof.lines} | "
                      f"{setting} | **{r:.0f} ± {e:.0f}** | {len(mine)} | {100 * sum(mine) / len(mine):.0f}% |")
+    checks = sorted((p for p in players.values() if p.setting is not None and p.name in ratings),
+                    key=lambda p: p.setting)
+    if checks:
+        lines += ["", "The map in use checked: the engine at UCI_Elo settings (games not used to fit the map).", "",
+                  "| UCI_Elo | skill | measured Elo ± 95% | games | score |", "|---|---|---|---|---|"]
+        for p in checks:
+            mine = [(s if a == p.name else 1 - s) for a, b, s in games if p.name in (a, b)]
+            r, e = ratings[p.name]
+            lines.append(f"| {p.setting} | {strength.skill(p.setting):.3f} | **{r:.0f} ± {e:.0f}** | {len(mine)} | "
+                         f"{100 * sum(mine) / len(mine):.0f}% |")
     lines += ["", "Pairings (first player's points):", "", "| pairing | games | points | score |", "|---|---|---|---|"]
     by_pair: dict[tuple[str, str], list[float]] = {}
     for a, b, s in games:
@@ -295,13 +318,14 @@ def report(games: list[tuple[str, str, float]], players: dict[str, Player], comm
 
 def run(skills: list[int], anchor_elos: list[int], games: int, step: int, opponents: int, vs_full: int,
         book: Path, seed: int, tc: str, out: Path, report_path: Path, command: str,
-        log: Callable[[str], None] = print, play_games: bool = True) -> str:
+        log: Callable[[str], None] = print, play_games: bool = True, settings: list[int] = ()) -> str:
     from engine.cli.common import clock
     base, inc = clock(tc)
     anchors = [anchor(e) for e in anchor_elos]
     levels = [level(s) for s in skills]
     if all(p.name != FULL for p in levels):
         levels.append(full())
+    levels += [setting(e) for e in settings]
     everyone = {p.name: p for p in anchors + levels}
     openings = openings_for(book, (games + 1) // 2, seed)
     if play_games:
@@ -309,7 +333,7 @@ def run(skills: list[int], anchor_elos: list[int], games: int, step: int, oppone
         ratings = fit_ratings(known, {a.name: a.anchor for a in anchors}, PRIOR_DRAWS) if known else {}
         counts = {p.name: sum(p.name in (a, b) for a, b, _ in known) for p in levels}
         estimate = {p.name: ratings[p.name][0] if counts[p.name] >= 10 and p.name in ratings
-                    else elo_of_skill(p.skill / 1000) for p in levels}
+                    else p.setting if p.setting is not None else elo_of_skill(p.skill / 1000) for p in levels}
         schedule = pairings(levels, anchors, estimate, opponents, vs_full)
         log("pairings: " + ", ".join(f"{a.name} vs {b.name}" for a, b in schedule))
         play(schedule, openings, games, step, base, inc, out, log)
