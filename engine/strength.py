@@ -24,10 +24,10 @@ search give the same move (the engine is as deterministic as its search, one
 thread). A different seed gives other games.
 
 >>> skill(ELO_MIN), skill(ELO_MAX), skill(ELO_MIN - 100)
-(0.0, 1.0, 0.0)
+(0.325, 1.0, 0.325)
 >>> p = profile(ELO_MIN)
->>> p.nodes, p.lines, p.sigma
-(60, 4, 250.0)
+>>> p.nodes, p.lines, round(p.sigma)
+(1049, 4, 114)
 >>> profile(ELO_MAX).nodes is None, profile(ELO_MAX).lines, profile(ELO_MAX).sigma
 (True, 1, 0.0)
 """
@@ -38,7 +38,7 @@ import random
 from dataclasses import dataclass
 
 ELO_MIN = 1320
-ELO_MAX = 2400          # full strength (k = 1), at blitz on the calibration's machine: see ELO_KNOTS
+ELO_MAX = 2270          # full strength (k = 1) as measured at 5+0.05 on the calibration's machine
 ELO_DEFAULT = 1500
 
 NODES_MIN = 60          # at k = 0: depth 1 and a little more
@@ -47,10 +47,12 @@ SIGMA_MAX = 250.0       # centipawns of error at k = 0
 LINES = 4               # the lines chosen among (MultiPV), while there is an error
 SIGMA_OFF = 2.0         # an error below this many centipawns is none: one line, no choice
 
-# UCI_Elo -> skill, piecewise linear between the knots (fitted by `nmm-chess
-# study elo-ladder`, reports/strength/elo_ladder.md: the skill that measured
-# each Elo against the Stockfish UCI_Elo ladder).
-ELO_KNOTS: tuple[tuple[int, float], ...] = ((ELO_MIN, 0.0), (ELO_MAX, 1.0))
+# UCI_Elo -> skill, piecewise linear between the knots: the measured Elo of
+# each skill against the Stockfish 15.1 UCI_Elo ladder at 5+0.05 (`make
+# elo-ladder`, reports/strength/elo_ladder.md; 328 games). Skills below 0.325
+# play below 1320 (skill 0: about 1100), out of the range.
+ELO_KNOTS: tuple[tuple[int, float], ...] = (
+    (ELO_MIN, 0.325), (1458, 0.4), (1803, 0.6), (2070, 0.8), (2173, 0.9), (ELO_MAX, 1.0))
 
 
 @dataclass(frozen=True)
