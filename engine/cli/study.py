@@ -307,8 +307,8 @@ def study_elo_ladder(skills: str, elos: str, anchors: str, games: int, step: int
     import shlex
     import sys
     from engine.study.elo_ladder import parse_list, run
-    command = "nmm-chess study elo-ladder " + shlex.join(sys.argv[sys.argv.index("elo-ladder") + 1:]
-                                                        if "elo-ladder" in sys.argv else [])
+    args = sys.argv[sys.argv.index("elo-ladder") + 1:] if "elo-ladder" in sys.argv else []
+    command = "nmm-chess study elo-ladder " + shlex.join(a for a in args if a != "--report-only")
     click.echo(run(parse_list(skills), parse_list(anchors), games, step, opponents, vs_full, opening_book(openings),
                    seed, tc, Path(out), Path(report_path), command.strip(), log=click.echo,
                    play_games=not report_only, settings=parse_list(elos)))

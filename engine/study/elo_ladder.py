@@ -258,20 +258,31 @@ def play(pairs: list[tuple[Player, Player]], openings: list[chess.Board], games:
             return
 
 
-def read_all(out: Path, players: dict[str, Player], openings: list[chess.Board]) -> list[tuple[str, str, float]]:
-    """(a, b, a's score) of every game kept in ``out/games`` between known players."""
+def read_all(out: Path, players: dict[str, Player], openings: list[chess.Board],
+             failures: list[str] | None = None) -> list[tuple[str, str, float]]:
+    """(a, b, a's score) of every game kept in ``out/games`` between known
+    players; ``failures`` gets a line for each game lost by a failure (time,
+    illegal move, crash, hang)."""
     games = []
     for a in players.values():
         for b in players.values():
             path = pgn_path(out, a.name, b.name)
-            if a.name != b.name and (path.exists() or path.with_name(path.name + ".gz").exists()):
-                games += [(a.name, b.name, g.a_score) for g in read_games(path, a.label, b.label, openings)]
+            if a.name == b.name or not (path.exists() or path.with_name(path.name + ".gz").exists()):
+                continue
+            for g in read_games(path, a.label, b.label, openings):
+                games.append((a.name, b.name, g.a_score))
+                for kind in ("forfeit", "illegal", "crash", "hang"):
+                    side = getattr(g, f"{kind}_by")
+                    if side and failures is not None:
+                        failures.append(f"{(a if side == 'a' else b).name}: {g.reason} "
+                                        f"({a.name} vs {b.name}, round {g.opening + 1})")
     return games
 
 
 # --- the report ------------------------------------------------------------------
 
-def report(games: list[tuple[str, str, float]], players: dict[str, Player], command: str, tc: str) -> str:
+def report(games: list[tuple[str, str, float]], players: dict[str, Player], command: str, tc: str,
+           failures: list[str] = ()) -> str:
     ratings = fit_ratings(games, {p.name: p.anchor for p in players.values() if p.anchor is not None},
                           PRIOR_DRAWS)
     measured = {p.skill: ratings[p.name][0] for p in players.values() if p.skill is not None and p.name in ratings}
@@ -302,6 +313,8 @@ def report(games: list[tuple[str, str, float]], players: dict[str, Player], comm
             r, e = ratings[p.name]
             lines.append(f"| {p.setting} | {strength.skill(p.setting):.3f} | **{r:.0f} ± {e:.0f}** | {len(mine)} | "
                          f"{100 * sum(mine) / len(mine):.0f}% |")
+    lines += ["", f"Games lost by a failure: {len(failures) or 'none'}" + (":" if failures else ".")]
+    lines += [f"- {f}" for f in failures]
     lines += ["", "Pairings (first player's points):", "", "| pairing | games | points | score |", "|---|---|---|---|"]
     by_pair: dict[tuple[str, str], list[float]] = {}
     for a, b, s in games:
@@ -337,7 +350,8 @@ def run(skills: list[int], anchor_elos: list[int], games: int, step: int, oppone
         schedule = pairings(levels, anchors, estimate, opponents, vs_full)
         log("pairings: " + ", ".join(f"{a.name} vs {b.name}" for a, b in schedule))
         play(schedule, openings, games, step, base, inc, out, log)
-    text = report(read_all(out, everyone, openings), everyone, command, tc)
+    failures: list[str] = []
+    text = report(read_all(out, everyone, openings, failures), everyone, command, tc, failures)
     report_path.parent.mkdir(parents=True, exist_ok=True)
     report_path.write_text(text)
     return text
