@@ -9,8 +9,9 @@ games: ``ELO_KNOTS``):
   geometrically to NODES_MAX at k just below 1 (``go nodes`` below it still
   counts). Depth 1 always completes, so there is always a searched move. A
   budget is a cap, never a demand: the clock's limits stay as they are, so a
-  weakened engine never thinks longer than the full one and never loses on
-  time; at k = 1 there is no budget (full strength).
+  weakened engine never thinks longer than the full one, and below the top
+  skills far less (its budget ends the search first); at k = 1 there is no
+  budget (full strength).
 - **It misjudges**: the search looks at the best LINES lines (MultiPV), and
   the move played is the line whose score plus a Gaussian error of SIGMA_MAX
   (1 - k)^2 centipawns is highest. Lines a few centipawns apart are often
