@@ -10,7 +10,7 @@ CORE   := build/.core-built
 
 .PHONY: docs syzygy-study syzygy-match texel-data texel texel-own search-sprt sprt-status screens-status endgame-match strength-gauntlet strength-gauntlet-before threads-study threads-match threads-soak compress-pgns cutoffs nmm-cut tree-size tree-size-deep chessmaps-study regions strategy run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
         td-data td-net td-leaf td-match td-sprt td-bench evaluators selfplay nnue-net nnue-bench nnue-scaling \
-        wdl-model wdl-fit clean
+        wdl-model wdl-fit elo-ladder clean
 
 DATA   ?= $(or $(NMM_DATA),../shared/data)
 
@@ -64,6 +64,15 @@ matches: build
 	    --pgn reports/strength/gnuchess.pgn | tee reports/strength/gnuchess.log
 	$(PY) -m engine.cli match nmm stockfish:UCI_LimitStrength=true,UCI_Elo=2000 --games 100 \
 	    --tc 10+0.1 --seed 5 --pgn reports/strength/stockfish2000.pgn | tee reports/strength/stockfish2000.log
+
+# UCI_Elo's calibration (issue 42, engine/study/elo_ladder.py): the UCI_LimitStrength levels against
+# Stockfish 15.1's UCI_Elo ladder and the engine's full strength at 5+0.05, one game at a time; the
+# games stay in reports/strength/elo_ladder/games/, a rerun goes on (ELO_GAMES may grow), and the
+# table is reports/strength/elo_ladder.md.
+ELO_GAMES ?= 20
+elo-ladder: build
+	$(PY) -m engine.cli study elo-ladder --games $(ELO_GAMES) $(if $(ELO_SKILLS),--skills $(ELO_SKILLS)) \
+	    | tee -a reports/strength/elo_ladder.log
 
 # The graded sparring partners (Debian packages, see ../shared/peers.md): a gauntlet at 10+0.1.
 GAUNTLET_GAMES ?= 40

@@ -28,6 +28,7 @@ from typing import Any
 
 from engine._core import MAX_THREADS, ORDERING_NAMES, TIME_MODES
 from engine.paths import REPO, user_data_dir
+from engine.strength import ELO_DEFAULT, ELO_MAX, ELO_MIN
 from engine.timeman import DEFAULT_SLOW_MOVER
 
 # --- names spelled once ---------------------------------------------------------
@@ -143,6 +144,21 @@ def string(name: str, default: str | Callable[[], str], help: str, group: str) -
 _ORDER, _MAPS, _SEARCH, _TIME, _EVAL = GROUPS[1:]
 _SHIPPED = "default: the shipped file, found from any folder; missing or bad: "
 
+# --- playing strength (issue 42: engine/strength.py; applied by Session.go) ---------
+STRENGTH_OPTIONS: tuple[Option, ...] = (
+    check("UCI_LimitStrength", False, "play at the strength UCI_Elo names instead of full strength", PLAYING),
+    spin("UCI_Elo", ELO_DEFAULT, ELO_MIN, ELO_MAX, "the strength UCI_LimitStrength plays at, on the scale of "
+         "Stockfish's UCI_Elo (fitted by games, reports/strength/elo_ladder.md): fewer nodes a move and a "
+         "rating-dependent error in choosing among the best 4 lines; out of range: the nearest end", PLAYING),
+    spin("StrengthSeed", 0, 0, 2**31 - 1, "the seed of UCI_LimitStrength's errors: the same seed and position "
+         "give the same choice; another seed, other games", PLAYING),
+)
+STRENGTH_RESEARCH: tuple[Option, ...] = (
+    spin("StrengthSkill", -1, -1, 1000, "UCI_LimitStrength at this skill (thousandths: 0 the weakest, 1000 full "
+         "strength) instead of UCI_Elo's; -1: UCI_Elo's (the calibration plays skills, `study elo-ladder`)",
+         _SEARCH),
+)
+
 # The uci list shows them in this order. Options without a keyword are applied
 # by the Session (engine/session.py, Session._effects) or read when a command needs them.
 OPTIONS: tuple[Option, ...] = (
@@ -157,6 +173,7 @@ OPTIONS: tuple[Option, ...] = (
     spin("SlowMover", DEFAULT_SLOW_MOVER, 10, 500, "the time per move in percent of what the clock allots, "
          "within the same caps (150 won an SPRT against 100)", PLAYING),
     check("UCI_Chess960", False, "castling written king-takes-rook", PLAYING),
+    *STRENGTH_OPTIONS,
     combo("MoveOrdering", DEFAULT_ORDERING, ORDERINGS, "the quiet-move scorer: `history`, `nmm` (the net's "
           "order), `straight` (the net's best move, then history), `weighted` (net score + weighted history), "
           "`chessmaps` (move classes, then square-control gain, then history; chosen by games)", _ORDER, "ordering"),
@@ -246,6 +263,7 @@ OPTIONS: tuple[Option, ...] = (
     check("EndgameRules", True, "exact KPK, drawn rook-pawn and opposite-bishop endings, two knights "
           "against a bare king, K+B+N to the right corner (under Eval nnue the exact ones: KPK and the draws "
           "against a bare king)", _EVAL),
+    *STRENGTH_RESEARCH,
     # --- issue 42: the standard options GUIs look for (a book, WDL, analysis, the opponent) --------
     # Playing options declared here, after the research switches: ``listed`` and docs/options.md
     # show every playing option first. The Session applies them (Session._standard_effects) or

@@ -30,6 +30,7 @@ from engine.options import (HASH_DEFAULT_MB, OPTIONS, Option, OptionError, Optio
                             needs_nmm)
 from engine.paths import NETS_DIR
 from engine.protocol import UciError, format_info, parse_position, search_limits
+from engine.strength import Handicap, clamp_elo_args
 
 ENGINE_NAME = f"nmm-chess {__version__}"
 AUTHOR = "the nmm-chess developers"
@@ -566,6 +567,7 @@ class Session:
         self.send("readyok")
 
     def setoption(self, args: list[str]) -> None:
+        args = self._clamp_elo(args)    # issue 42: UCI_Elo out of range is clamped (with an error line)
         self.options.set(args)
         if self._searcher is not None:
             self._load_nets_needed()    # MoveOrdering, NMMReductions or NMMPruning may now read the net
@@ -644,6 +646,9 @@ class Session:
         book = self.book_move(go)
         if book is not None:
             return [f"bestmove {book}"]
+        handicap = self._handicap()     # issue 42: None at full strength
+        if handicap is not None:
+            limits = handicap.limit(limits)
         if self.debug:
             self.info_string(f"go: depth {limits['depth']} nodes {limits['nodes']} mate {limits['mate']} "
                              f"soft {limits['soft_ms']} ms hard {limits['hard_ms']} ms "
@@ -651,6 +656,8 @@ class Session:
         last_pv: list[str] = []         # the PV of the last line-1 report
 
         def on_info(line: dict) -> None:
+            if handicap is not None and not handicap.shows(line):
+                return
             if line["multipv"] == 1:
                 last_pv[:] = line["pv"]
             self.send(format_info(line, self._wdl_text(line)))
@@ -658,11 +665,19 @@ class Session:
         def begin() -> None:
             searcher.begin(board, ponder=job.pondering, start_ms=job.start_ms, **limits)
 
-        job.start(begin, on_ponderhit=self._ponderhit_reporter(searcher))
+        if handicap is not None:
+            searcher.configure(multipv=handicap.multipv)     # put back below, whatever happens
         try:
-            result = searcher.run(on_info=on_info, on_currmove=self._send_currmove)
+            job.start(begin, on_ponderhit=self._ponderhit_reporter(searcher))
+            try:
+                result = searcher.run(on_info=on_info, on_currmove=self._send_currmove)
+            finally:
+                job.finish_search()
         finally:
-            job.finish_search()
+            if handicap is not None:
+                searcher.configure(multipv=self.options["MultiPV"])
+        if handicap is not None:
+            result = self._weakened(handicap, result)
         best = result["bestmove"]
         if best is None:
             return [f"info depth 0 score {'mate 0' if board.is_check() else 'cp 0'}", "bestmove 0000"]
@@ -676,6 +691,37 @@ class Session:
             best, result["ponder"] = board.legal_moves()[0], None
         lines.append(f"bestmove {best}" + (f" ponder {result['ponder']}" if result["ponder"] else ""))
         return lines
+
+    # --- playing strength (issue 42: UCI_LimitStrength, UCI_Elo; engine/strength.py) ---
+
+    def _clamp_elo(self, args: list[str]) -> list[str]:
+        option = self.options.option("UCI_Elo")
+        args, problem = clamp_elo_args(args, option.min, option.max)
+        if problem:
+            self.error(problem)
+        return args
+
+    def _handicap(self) -> Handicap | None:
+        """What UCI_LimitStrength changes in this go (None: nothing, full strength)."""
+        if not self.options["UCI_LimitStrength"]:
+            return None
+        skill = self.options["StrengthSkill"]
+        handicap = Handicap(self.options["UCI_Elo"], self.options["StrengthSeed"], self.options["MultiPV"],
+                            None if skill < 0 else skill / 1000)
+        p = handicap.profile
+        if self.debug:
+            self.info_string(f"limit strength: UCI_Elo {self.options['UCI_Elo']} skill {p.skill:.3f} "
+                             f"nodes {p.nodes} lines {p.lines} error {p.sigma:.0f} cp")
+        return None if p.nodes is None and p.lines == 1 else handicap
+
+    def _weakened(self, handicap: Handicap, result: dict) -> dict:
+        """The search's result with the move the handicap chooses among its lines."""
+        line = handicap.pick(self.searcher.root_lines(handicap.multipv), self.board.zobrist())
+        if line is None or line["pv"][0] == result["bestmove"]:
+            return result
+        line = {**line, "multipv": 1}
+        return {**result, "bestmove": line["pv"][0], "ponder": line["pv"][1] if len(line["pv"]) > 1 else None,
+                "score": line["score"], "mate": line["mate"], "line": line}
 
     def _ponderhit_reporter(self, searcher: Searcher) -> Callable[[float], None]:
         def ponderhit(at_ms: float) -> None:

@@ -1018,6 +1018,26 @@ cdef class Searcher:
             "thread": best.thread_index,
         }
 
+    def root_lines(self, int count) -> list:
+        """After ``run``: the best ``count`` lines of the main search's last
+        completed iteration (its MultiPV lines), best first, as on_info gives
+        them, with that iteration's depth and scores (a stopped iteration's
+        partial scores and order are left out). What UCI_LimitStrength
+        chooses among (engine/strength.py); empty before any iteration."""
+        cdef Search* s = self.s
+        cdef int i
+        if s.n_root == 0 or s.completed_depth == 0:
+            return []
+        found = [(-s.root[i].prev_score, i) for i in range(s.n_root) if s.root[i].prev_score != -INFINITE]
+        found.sort()                    # best first; the search's order on ties
+        lines = []
+        for rank, (_, i) in enumerate(found[:max(count, 0)]):
+            line = self._line(i)
+            line.update(depth=s.completed_depth, multipv=rank + 1, score=s.root[i].prev_score,
+                        mate=uci_score(s.root[i].prev_score) or None, bound=None)
+            lines.append(line)
+        return lines
+
     # --- evaluation ------------------------------------------------------------
 
     def evaluate(self, Board board) -> int:

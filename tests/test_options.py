@@ -41,12 +41,13 @@ def test_the_uci_list_is_the_declaration_in_order() -> None:
 def test_every_option_does_something_or_is_read_by_a_command() -> None:
     """A core setting configures the searcher; the others have an effect, but
     those ``go`` reads (Ponder, Move Overhead, SlowMover, BookBestMove,
-    UCI_AnalyseMode, UCI_ShowWDL)."""
+    UCI_AnalyseMode, UCI_ShowWDL, and the playing strength's: engine/strength.py)."""
     session = Session(lambda line: None)
     effects = session._effects()
     assert set(effects) <= {o.name for o in OPTIONS}
     idle = {o.name for o in session.options if not isinstance(o.apply, CoreSetting) and o.name not in effects}
-    assert idle == {"Ponder", "Move Overhead", "SlowMover", "BookBestMove", "UCI_AnalyseMode", "UCI_ShowWDL"}
+    assert idle == {"Ponder", "Move Overhead", "SlowMover", "BookBestMove", "UCI_AnalyseMode", "UCI_ShowWDL",
+                    "UCI_LimitStrength", "UCI_Elo", "StrengthSeed", "StrengthSkill"}
 
 
 def test_the_default_searcher_is_the_engines() -> None:

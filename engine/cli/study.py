@@ -308,3 +308,40 @@ def study_syzygy_starts(tables: str | None, per_material: int, seed: int, out: s
     from engine.study.syzygy import default_tables, write_starts
     click.echo(f"{write_starts(Path(tables) if tables else default_tables(), Path(out), per_material, seed)} "
                f"starts in {out}")
+
+
+@study.command("elo-ladder")
+@click.option("--skills", default="0,200,400,600,800,900", show_default=True,
+              help="The levels that play, as StrengthSkill values (thousandths; full strength always plays).")
+@click.option("--elos", default="", help="UCI_Elo settings that also play, as the map in use makes them: "
+              "a check of the map (their games are kept per map).")
+@click.option("--anchors", default="1350,1500,1700,1900,2100,2300,2500", show_default=True,
+              help="Stockfish 15.1's UCI_Elo values that anchor the scale.")
+@click.option("--games", type=int, default=20, show_default=True, help="Games per pairing (a rerun goes on).")
+@click.option("--step", type=int, default=4, show_default=True, help="Games added to each pairing in turn.")
+@click.option("--opponents", type=int, default=2, show_default=True,
+              help="Anchors each level plays: those nearest its Elo.")
+@click.option("--vs-full", type=int, default=2, show_default=True,
+              help="The strongest levels that also play the engine at full strength.")
+@click.option("--tc", default="5+0.05", show_default=True)
+@click.option("--openings", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="PGN or EPD openings (default: 8moves_v3.pgn in the data folder).")
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--out", type=click.Path(file_okay=False), default="reports/strength/elo_ladder", show_default=True,
+              help="Where the games are kept.")
+@click.option("--report", "report_path", type=click.Path(dir_okay=False), default="reports/strength/elo_ladder.md",
+              show_default=True)
+@click.option("--report-only", is_flag=True, help="Write the report from the games kept; play none.")
+def study_elo_ladder(skills: str, elos: str, anchors: str, games: int, step: int, opponents: int, vs_full: int, tc: str,
+                     openings: str | None, seed: int, out: str, report_path: str, report_only: bool) -> None:
+    """UCI_Elo's calibration: the engine's levels against Stockfish's UCI_Elo
+    ladder and its own full strength; measured Elo ± 95% by level, and the
+    UCI_Elo map the games suggest (reports/strength/elo_ladder.md)."""
+    import shlex
+    import sys
+    from engine.study.elo_ladder import parse_list, run
+    args = sys.argv[sys.argv.index("elo-ladder") + 1:] if "elo-ladder" in sys.argv else []
+    command = "nmm-chess study elo-ladder " + shlex.join(a for a in args if a != "--report-only")
+    click.echo(run(parse_list(skills), parse_list(anchors), games, step, opponents, vs_full, opening_book(openings),
+                   seed, tc, Path(out), Path(report_path), command.strip(), log=click.echo,
+                   play_games=not report_only, settings=parse_list(elos)))
