@@ -278,7 +278,7 @@ def study_nnue_scaling(folders: tuple[str, ...], sizes: str, hidden: str, lam: f
 
 
 @study.command("elo-ladder")
-@click.option("--skills", default="0,200,400,600,800,900", show_default=True,
+@click.option("--skills", default="0,200,300,400,600,800,900", show_default=True,
               help="The levels that play, as StrengthSkill values (thousandths; full strength always plays).")
 @click.option("--elos", default="", help="UCI_Elo settings that also play, as the map in use makes them: "
               "a check of the map (their games are kept per map).")
