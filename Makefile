@@ -68,11 +68,15 @@ matches: build
 # UCI_Elo's calibration (issue 42, engine/study/elo_ladder.py): the UCI_LimitStrength levels against
 # Stockfish 15.1's UCI_Elo ladder and the engine's full strength at 5+0.05, one game at a time; the
 # games stay in reports/strength/elo_ladder/games/, a rerun goes on (ELO_GAMES may grow), and the
-# table is reports/strength/elo_ladder.md.
-ELO_GAMES ?= 20
+# table is reports/strength/elo_ladder.md. ELO_CHECKS: UCI_Elo settings played through the map in
+# use, as its check. The first calibration stopped at ELO_GAMES=16; ELO_GAMES=32 goes on from there.
+ELO_GAMES ?= 16
+ELO_SKILLS ?= 0,200,300,400,600,800,900
+ELO_CHECKS ?= 1400,1700,2000
 elo-ladder: build
-	$(PY) -m engine.cli study elo-ladder --games $(ELO_GAMES) $(if $(ELO_SKILLS),--skills $(ELO_SKILLS)) \
-	    | tee -a reports/strength/elo_ladder.log
+	$(PY) -m engine.cli study elo-ladder --games $(ELO_GAMES) --step 4 --skills $(ELO_SKILLS) \
+	    --elos $(ELO_CHECKS) | tee -a reports/strength/elo_ladder.log
+	$(MAKE) -s compress-pgns
 
 # The graded sparring partners (Debian packages, see ../shared/peers.md): a gauntlet at 10+0.1.
 GAUNTLET_GAMES ?= 40

@@ -183,7 +183,7 @@ def test_a_mate_in_one_is_never_missed(elo: int) -> None:
         engine.quit()
 
 
-@pytest.mark.parametrize("elo", [2000, 2300])
+@pytest.mark.parametrize("elo", [2000, strength.ELO_MAX - 50])
 def test_a_hanging_queen_is_taken_from_2000(elo: int) -> None:
     engine = popen({"UCI_LimitStrength": True, "UCI_Elo": elo})
     try:

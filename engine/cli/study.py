@@ -311,7 +311,7 @@ def study_syzygy_starts(tables: str | None, per_material: int, seed: int, out: s
 
 
 @study.command("elo-ladder")
-@click.option("--skills", default="0,200,400,600,800,900", show_default=True,
+@click.option("--skills", default="0,200,300,400,600,800,900", show_default=True,
               help="The levels that play, as StrengthSkill values (thousandths; full strength always plays).")
 @click.option("--elos", default="", help="UCI_Elo settings that also play, as the map in use makes them: "
               "a check of the map (their games are kept per map).")

@@ -332,8 +332,8 @@ def report(games: list[tuple[str, str, float]], players: dict[str, Player], comm
 def run(skills: list[int], anchor_elos: list[int], games: int, step: int, opponents: int, vs_full: int,
         book: Path, seed: int, tc: str, out: Path, report_path: Path, command: str,
         log: Callable[[str], None] = print, play_games: bool = True, settings: list[int] = ()) -> str:
-    from engine.cli.common import clock
-    base, inc = clock(tc)
+    base, _, increment = tc.partition("+")
+    base, inc = float(base), float(increment or 0)
     anchors = [anchor(e) for e in anchor_elos]
     levels = [level(s) for s in skills]
     if all(p.name != FULL for p in levels):
