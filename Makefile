@@ -334,7 +334,7 @@ syzygy-match: build
 	mkdir -p reports/syzygy
 	$(PY) -m engine.cli study syzygy-starts --tables $(SYZYGY_TABLES) --out var/syzygy/starts.epd
 	$(PY) -m engine.cli match $(NMM):SyzygyPath=$(SYZYGY_TABLES) $(NMM) --openings var/syzygy/starts.epd \
-	    --games $(or $(GAMES),208) --tc 10+0.1 --no-adjudicate --seed $(or $(SEED),1) --concurrency $(or $(CONCURRENCY),1) \
+	    --games $(or $(SYZYGY_GAMES),208) --tc 10+0.1 --no-adjudicate --seed $(or $(SEED),1) --concurrency $(or $(CONCURRENCY),1) \
 	    --pgn reports/syzygy/match.pgn | tee reports/syzygy/match.log
 	$(call gzip-pgn,reports/syzygy/match.pgn)
 
