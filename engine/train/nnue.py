@@ -53,6 +53,7 @@ import numpy as np
 from engine.data.selfplay import (BLACK, CHECK, MATE_BOUND, NOISY, RESULT_SHIFT, batch_paths, decode, game_starts,
                                   read_batch)
 from engine.evaluation.nnue import BUCKETS, CLIP, INPUTS, feature, quantise, save_nnue
+from engine.train.td import fit_log_scale
 
 SLOTS = 32                  # input slots a view: at most 32 men
 PAD = -1
@@ -160,19 +161,9 @@ def lambda_returns(v: np.ndarray, starts: np.ndarray, ends: np.ndarray, z: np.nd
 
 def fit_k(score: np.ndarray, result: np.ndarray) -> float:
     """K minimising the mean squared error of sigmoid(score / K) against the
-    result (both from the mover's view): a golden-section search on log K."""
+    result (both from the mover's view)."""
     score, result = np.asarray(score, np.float64), np.asarray(result, np.float64)
-    lo, hi = math.log(20.0), math.log(3000.0)
-
-    def loss(log_k: float) -> float:
-        return float(np.mean((sigmoid(score / math.exp(log_k)) - result) ** 2))
-    for _ in range(60):
-        a, b = lo + 0.382 * (hi - lo), lo + 0.618 * (hi - lo)
-        if loss(a) < loss(b):
-            hi = b
-        else:
-            lo = a
-    return float(math.exp((lo + hi) / 2))
+    return fit_log_scale(lambda log_k: float(np.mean((sigmoid(score / math.exp(log_k)) - result) ** 2)))
 
 
 # --- the data ---------------------------------------------------------------

@@ -171,3 +171,21 @@ def td_block(net: Mlp, optimiser, x: np.ndarray, sign: np.ndarray, game_of: np.n
     grads = net.gradients(cache, err if isinstance(optimiser, Sgd) else err / len(err))
     optimiser.step(net.params(), grads)
     return float(np.mean(err ** 2))
+
+
+def fit_log_scale(loss, low: float = 20.0, high: float = 3000.0) -> float:
+    """The scale K in [low, high] that minimises ``loss(log K)``: a
+    golden-section search on log K (60 steps), for the logistic scales that
+    turn centipawns into expected results (the TD net's, the NNUE's).
+
+    >>> round(fit_log_scale(lambda log_k: (log_k - np.log(160.0)) ** 2))
+    160
+    """
+    lo, hi = np.log(low), np.log(high)
+    for _ in range(60):
+        a, b = lo + 0.382 * (hi - lo), lo + 0.618 * (hi - lo)
+        if loss(a) < loss(b):
+            hi = b
+        else:
+            lo = a
+    return float(np.exp((lo + hi) / 2))

@@ -43,7 +43,7 @@ import numpy as np
 
 from engine.data.td import LAYOUT, home_of_active, load, to_set
 from engine.nets import TD_DENSE, TD_SQUARES, rule_weights
-from engine.train.td import Adam, Mlp, Sgd, td_errors
+from engine.train.td import Adam, Mlp, Sgd, fit_log_scale, td_errors
 
 # The phase rules are the engine's, which blends its nets by them: engine/nets.py.
 N_DENSE, SQUARES = TD_DENSE, TD_SQUARES
@@ -198,17 +198,7 @@ def net_inputs(dense: np.ndarray, active: np.ndarray, mean: np.ndarray, std: np.
 
 def fit_cp_scale(hand: np.ndarray, result_stm: np.ndarray) -> float:
     """K minimising the squared error of tanh(hand / 2K) against the result."""
-    lo, hi = np.log(20.0), np.log(3000.0)
-
-    def loss(log_k: float) -> float:
-        return float(np.mean((np.tanh(hand / (2 * np.exp(log_k))) - result_stm) ** 2))
-    for _ in range(60):                                  # golden-section search on log K
-        a, b = lo + 0.382 * (hi - lo), lo + 0.618 * (hi - lo)
-        if loss(a) < loss(b):
-            hi = b
-        else:
-            lo = a
-    return float(np.exp((lo + hi) / 2))
+    return fit_log_scale(lambda log_k: float(np.mean((np.tanh(hand / (2 * np.exp(log_k))) - result_stm) ** 2)))
 
 
 def validation_set(data: Games) -> tuple[np.ndarray, np.ndarray]:
