@@ -278,3 +278,13 @@ def test_the_scaling_study_judges_every_size_on_the_same_validation_games(games,
     assert rows[0]["handwritten"] == rows[1]["handwritten"] > 0
     assert all(r["ratio"] == r["validation"] / r["handwritten"] for r in rows)
     assert sum(line.startswith("| 60 |") for line in report(rows, config, "cmd")) == 1
+
+
+def test_every_keeps_the_same_games_and_fewer_of_their_positions(games, tmp_path):
+    full = nnue.train([games], tmp_path / "all.npz", small_config(epochs=1), log=quiet)
+    half = nnue.train([games], tmp_path / "half.npz", small_config(epochs=1, every=2), log=quiet)
+    data = nnue.load([games], min_ply=4, log=quiet)
+    train, _ = nnue.split(data, 0.2, 3)
+    even = int((data.rows["ply"][train] % 2 == 0).sum())
+    assert half["train_positions"] == even and 0 < even < full["train_positions"] == len(train)
+    assert half["validation_positions"] == full["validation_positions"]

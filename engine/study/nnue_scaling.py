@@ -24,7 +24,7 @@ def scaling(folders: list[Path], sizes: list[int], config: nnue.Config, out: Pat
     config = replace(config, batches=config.batches or min(len(batch_paths(Path(f))) for f in folders))
     rows = []
     for size in sizes:
-        name = f"scale_{size or 'all'}_h{config.hidden}_l{config.lam}{'_m' if config.mirror else ''}.npz"
+        name = f"scale_{size or 'all'}_h{config.hidden}_l{config.lam}{'_m' if config.mirror else ''}_b{config.batches}.npz"
         summary = nnue.train(folders, out / name, replace(config, train_positions=size), log=lambda _: None)
         base, val = summary["baseline"], [h["validation"] for h in summary["history"]]
         rows.append({"positions": summary["train_positions"] // (2 if config.mirror else 1),

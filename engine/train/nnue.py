@@ -78,6 +78,8 @@ class Config:
     batches: int = 0            # read at most the first N batches of each folder (0: all complete ones)
     train_positions: int = 0    # at most this many training positions, the first games' (0: all);
                                 # the validation games stay those of the whole data (study nnue-scaling)
+    every: int = 1              # train on the positions of every N-th ply only: the same games, fewer
+                                # positions of each (does the net want more positions, or more games?)
 
 
 # --- the inputs -------------------------------------------------------------
@@ -396,6 +398,8 @@ def train(folders: list[Path], out: Path, config: Config, checkpoint: Path | Non
         f"{baseline['handwritten_result']:.5f} against the result, "
         f"{baseline['handwritten_targets']:.5f} against the lambda-targets")
 
+    if config.every > 1:
+        train_idx = train_idx[data.rows["ply"][train_idx] % config.every == 0]
     if config.train_positions:
         train_idx = train_idx[:config.train_positions]
     feats, stm, bucket = data.feats, data.stm, data.bucket
