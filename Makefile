@@ -9,7 +9,7 @@ DEPS   := $(VENV)/.deps-installed
 CORE   := build/.core-built
 
 .PHONY: docs syzygy-study syzygy-match texel-data texel texel-own search-sprt sprt-status screens-status endgame-match strength-gauntlet strength-gauntlet-before threads-study threads-match threads-soak compress-pgns cutoffs nmm-cut tree-size tree-size-deep chessmaps-study regions strategy run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
-        td-data td-net td-leaf td-match td-sprt td-bench evaluators selfplay nnue-net nnue-bench nnue-scaling \
+        td-data td-net td-leaf td-match td-sprt td-bench evaluators selfplay nnue-net nnue-bench nnue-scaling nnue-screen nnue-sprt \
         wdl-model wdl-fit elo-ladder clean
 
 DATA   ?= $(or $(NMM_DATA),../shared/data)
@@ -134,6 +134,27 @@ nnue-bench: build
 # training positions, on the same held-out games (engine/study/nnue_scaling.py).
 nnue-scaling: build
 	$(PY) -m engine.cli study nnue-scaling $(foreach d,$(NNUE_DATA),--data $(d)) --out reports/nnue/scaling.md
+
+# A net against the handwritten evaluation, the net's engine playing first (issue 41 parts 4-5):
+# nnue-screen, 60 games at 20,000 nodes a move (minutes, a first look, var/nnue/screen/), then
+# nnue-sprt, the SPRT [0, 10] at 10+0.1 that decides the default (reports/nnue/sprt_NAME.log),
+# on the frozen build of FROZEN as search-sprt does (RESUME=1 goes on). NET: the net's file, passed
+# by its absolute path so that a frozen build finds it.
+NET ?= nets/nnue.npz
+NET_NAME = $(basename $(notdir $(NET)))
+NET_ENGINE = "$(NMM):Eval=nnue,NnueFile=$(abspath $(NET))"
+nnue-screen: build
+	mkdir -p var/nnue/screen
+	$(PY) -m engine.cli match $(NET_ENGINE) $(NMM) --games $(or $(SCREEN_GAMES),60) --nodes 20000 \
+	    --seed $(or $(SEED),5) --pgn var/nnue/screen/$(NET_NAME).pgn | tee var/nnue/screen/$(NET_NAME).log
+
+nnue-sprt: build
+	@echo "# engines $(NMM): make nnue-sprt NET=$(NET) SEED=$(or $(SEED),411) FROZEN=$(FROZEN)" \
+	    | tee $(if $(RESUME),-a) reports/nnue/sprt_$(NET_NAME).log
+	$(PY) -m engine.cli match $(NET_ENGINE) $(NMM) --games 2000 --tc 10+0.1 --seed $(or $(SEED),411) \
+	    --sprt 0 10 --sprt-model logistic --concurrency $(or $(CONCURRENCY),1) $(if $(RESUME),--resume) \
+	    --pgn reports/nnue/sprt_$(NET_NAME).pgn | tee -a reports/nnue/sprt_$(NET_NAME).log
+	$(call gzip-pgn,reports/nnue/sprt_$(NET_NAME).pgn)
 
 # UCI_ShowWDL's win-draw-loss model (engine/train/wdl.py, reports/wdl/README.md): the self-play
 # records of WDL_DATA counted by score and material into reports/wdl/bins.csv, the model fitted on
