@@ -9,8 +9,8 @@ DEPS   := $(VENV)/.deps-installed
 CORE   := build/.core-built
 
 .PHONY: docs syzygy-study syzygy-match texel-data texel texel-own search-sprt sprt-status screens-status endgame-match strength-gauntlet strength-gauntlet-before threads-study threads-match threads-soak compress-pgns cutoffs nmm-cut tree-size tree-size-deep chessmaps-study regions strategy run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
-        td-data td-net td-leaf td-match td-sprt td-bench evaluators selfplay nnue-net nnue-bench nnue-scaling nnue-screen nnue-sprt \
-        wdl-model wdl-fit elo-ladder clean
+        td-data td-net td-leaf td-match td-sprt td-bench evaluators selfplay nnue-net nnue-bench nnue-scaling \
+        nnue-screen nnue-sprt wdl-model wdl-fit elo-ladder tune-build tune-search clean
 
 DATA   ?= $(or $(NMM_DATA),../shared/data)
 
@@ -26,6 +26,7 @@ test: build
 # fails until it is made again after a change there.
 docs: build
 	$(PY) -m engine.options docs/options.md
+	$(PY) -m engine.search_params docs docs/search_params.md
 
 # Everything, the slow checks included (see the "slow" marker in pyproject.toml).
 test-all: build
@@ -272,7 +273,7 @@ $(DEPS): pyproject.toml
 	$(PY) -m pip install -q --no-build-isolation -e '.[dev]'
 	@touch $@
 
-$(CORE): $(DEPS) setup.py $(wildcard ext/*.pyx ext/*.pxi ext/*.h)
+$(CORE): $(DEPS) setup.py engine/search_params.py $(wildcard ext/*.pyx ext/*.pxi ext/*.h)
 	$(PY) setup.py -q build_ext --inplace
 	@mkdir -p build && touch $@
 
@@ -394,3 +395,19 @@ compress-pgns:
 
 clean:
 	rm -rf build ext/*.c engine/*.so .pytest_cache
+
+# Issue 43: the search's constants (engine/search_params.py, docs/search_params.md) tuned by games.
+# tune-build: the tuning build of commit FROZEN (default HEAD: commit first), var/frozen/<sha>+tune,
+# built with NMM_TUNE=1: each constant a UCI option (a float in hundredths); the playing build is untouched.
+tune-build: build
+	$(PY) -m engine.tools.frozen $(or $(FROZEN),HEAD)+tune
+
+# tune-search GROUP=pruning: SPSA (nmm-chess tune) on one group's constants (pruning, reductions,
+# extensions, aspiration, see, history, time) from the table's start, range, c_end and r_end, on the
+# tuning build of FROZEN. A run cut short goes on from var/tune/search-GROUP/state.json with the same
+# arguments. TUNE_ITERATIONS, TUNE_PAIRS, TUNE_TC, CONCURRENCY as nmm-chess tune's options.
+tune-search: tune-build
+	$(PY) -m engine.cli tune --engine nmm@$(or $(FROZEN),HEAD)+tune \
+	    $$($(PY) -m engine.search_params spsa $(or $(GROUP),pruning)) \
+	    --iterations $(or $(TUNE_ITERATIONS),200) --pairs $(or $(TUNE_PAIRS),2) --tc $(or $(TUNE_TC),5+0.05) \
+	    --concurrency $(or $(CONCURRENCY),1) --seed $(or $(SEED),1) --out var/tune/search-$(or $(GROUP),pruning)

@@ -2,6 +2,8 @@
 (ext/nnue_trainer.pyx -> engine.train._nnue_trainer)."""
 import os
 import platform
+import sys
+from pathlib import Path
 
 from Cython.Build import cythonize
 from setuptools import Extension, find_packages, setup
@@ -17,6 +19,17 @@ if os.environ.get("NMM_NATIVE") == "1":
     flags.append("-march=native")
 
 
+# The search's constants (engine/search_params.py) become ext/search_params.h and
+# .pxi before Cython runs: #defines in the playing build, variables with UCI
+# options in the tuning build (NMM_TUNE=1). The table is read from the source
+# tree, which is on no path under a PEP 517 build.
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from engine.search_params import generate, tune_from_env  # noqa: E402
+
+generate(tune_from_env(os.environ), HERE / "ext")
+
+
 class ReplacingBuildExt(build_ext):
     """Put a fresh file in place instead of overwriting the old one: an engine
     still running (in a GUI, a match, a long perft) keeps its mapped copy
@@ -30,7 +43,7 @@ class ReplacingBuildExt(build_ext):
 
 extensions = [
     Extension("engine._core", ["ext/core.pyx"], include_dirs=["ext"], extra_compile_args=flags,
-              depends=["ext/td_kernel.h", "ext/nnue_kernel.h", "ext/syzygy.h"]),
+              depends=["ext/td_kernel.h", "ext/nnue_kernel.h", "ext/syzygy.h", "ext/search_params.h"]),
     # The NNUE trainer's loop (engine/train/nnue.py): lab code, compiled with the same flags.
     Extension("engine.train._nnue_trainer", ["ext/nnue_trainer.pyx"], include_dirs=["ext"],
               extra_compile_args=flags, depends=["ext/nnue_trainer.h"]),

@@ -10,6 +10,10 @@ listed too in research mode (``nmm-chess --research``, ``uci_main.py
 the engine in, since python-chess configures only the options it was shown.
 ``setoption`` sets any option by name in either mode (``listed``).
 
+A tuning build of the core (issue 43, engine/search_params.py) adds an option
+per search constant (``tuning_options``), listed in either mode; the playing
+build has none, and its ``uci`` list is the same as before them.
+
 >>> Option("Hash", "spin", 16, 1, 4096).uci_line()
 'option name Hash type spin default 16 min 1 max 4096'
 >>> Option("Ponder", "check", False).parse("true")
@@ -26,8 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine._core import MAX_THREADS, ORDERING_NAMES, TIME_MODES
+from engine._core import MAX_THREADS, ORDERING_NAMES, TIME_MODES, set_search_param, tuning_build
 from engine.paths import REPO, user_data_dir
+from engine.search_params import SEARCH_PARAMS, SearchParam
 from engine.strength import ELO_DEFAULT, ELO_MAX, ELO_MIN
 from engine.timeman import DEFAULT_SLOW_MOVER
 
@@ -47,6 +52,7 @@ NMM_MIN_DEPTH = 2         # the net is not asked this near the leaves (see nets/
 PLAYING = "playing"
 # The groups, in the order docs/options.md lists them: the playing options, then the research switches.
 GROUPS = (PLAYING, "move ordering", "ChessMaps", "search", "time", "evaluation")
+TUNING = "tuning"       # a tuning build's search constants: not in OPTIONS, nor docs/options.md
 DOCS = REPO / "docs" / "options.md"
 # Research mode: the uci list shows the research switches as well (``listed``).
 RESEARCH_FLAG = "--research"
@@ -295,8 +301,9 @@ def research_from_env(environ: Mapping[str, str] | None = None) -> bool:
 
 def listed(options: Iterable[Option], research: bool) -> list[Option]:
     """The options a ``uci`` list shows, in its order: the playing options in
-    the order of their declaration, then, in research mode only, the research
-    switches in theirs.
+    the order of their declaration, a tuning build's search constants (in
+    either mode: a tournament manager sets only the options it was shown),
+    then, in research mode only, the research switches.
 
     >>> [o.name for o in listed(OPTIONS, False)][:3]
     ['Hash', 'Threads', 'Clear Hash']
@@ -304,8 +311,22 @@ def listed(options: Iterable[Option], research: bool) -> list[Option]:
     True
     """
     options = list(options)
-    return ([o for o in options if o.group == PLAYING]
-            + ([o for o in options if o.group != PLAYING] if research else []))
+    return ([o for o in options if o.group == PLAYING] + [o for o in options if o.group == TUNING]
+            + ([o for o in options if o.group not in (PLAYING, TUNING)] if research else []))
+
+
+def tuning_option(param: SearchParam) -> Option:
+    """A search constant's option: a spin in the constant's units, or in
+    hundredths for a float (engine.search_params.UCI_SCALE)."""
+    unit = " (in hundredths)" if param.is_float else ""
+    return Option(param.name, "spin", param.uci_default, param.uci_min, param.uci_max,
+                  help=param.help + unit, group=TUNING,
+                  apply=lambda value: set_search_param(param.name, param.from_uci(value)))
+
+
+def tuning_options() -> tuple[Option, ...]:
+    """The search constants' options in a tuning build of the core; none in the playing build."""
+    return tuple(tuning_option(p) for p in SEARCH_PARAMS) if tuning_build() else ()
 
 
 # --- Syzygy endgame tables (issue 42; ext/syzygy.h, syzygy.pxi, search_syzygy.pxi) ------------------

@@ -27,7 +27,7 @@ from engine._core import Board, Searcher, endgame_rules_on, eval_trace, set_endg
 from engine.bench import DEFAULT_DEPTH, run_bench
 from engine.job import Job
 from engine.options import (HASH_DEFAULT_MB, OPTIONS, Option, OptionError, Options, core_settings, listed,
-                            needs_nmm)
+                            needs_nmm, tuning_options)
 from engine.paths import NETS_DIR
 from engine.protocol import UciError, format_info, parse_position, search_limits
 from engine.strength import Handicap, clamp_elo_args
@@ -136,7 +136,14 @@ class Session:
         effects = self._effects()
         return [replace(o, default=o.resolved(),
                         apply=effects.get(o.name) or (CoreSetting(self, o.keyword, o.scale) if o.keyword else o.apply))
-                for o in OPTIONS]
+                for o in OPTIONS + tuning_options()]
+
+    def _apply_search_params(self) -> None:
+        """A tuning build's search constants belong to the process, not to a
+        session: the session making its searcher sets them to its values (a
+        new engine's defaults, or what ``bench`` copied from the engine's)."""
+        for option in tuning_options():
+            option.apply(self.options[option.name])
 
     def _effects(self) -> dict[str, Callable]:
         """What setting an option does beyond one core setting: sizes, files, nets."""
@@ -174,6 +181,7 @@ class Session:
             set_endgame_rules(self.options["EndgameRules"])    # builds the KPK table (50 ms) when on
             self._set_threads(self.options["Threads"])
             self._searcher.configure(**self.core_settings())
+            self._apply_search_params()
             if self.options["ForwardPruning"]:
                 self._load_strategy(self.options["StrategyFile"])
             if self.options["ChessMapsRegions"] == "net":

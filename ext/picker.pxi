@@ -118,12 +118,13 @@ cdef inline int mvv_lva(const Position* pos, Move m) noexcept nogil:
 
 
 cdef inline bint loses_material(const Position* pos, Move m) noexcept nogil:
-    """SEE < 0, skipping the exchange when the victim is worth at least the attacker."""
+    """SEE < CAPTURE_SEE_MIN (0 or less), skipping the exchange when the victim
+    is worth at least the attacker (its SEE is then 0 or more)."""
     if move_flag(m) >= F_PROMO:
-        return see(pos, m) < 0
+        return see(pos, m) < CAPTURE_SEE_MIN
     if SEE_VALUE[captured_type(pos, m)] >= SEE_VALUE[piece_type(pos.board[move_from(m)])]:
         return False
-    return see(pos, m) < 0
+    return see(pos, m) < CAPTURE_SEE_MIN
 
 
 cdef float log_sum_exp(const float* x, int n) noexcept nogil:

@@ -22,16 +22,18 @@ cdef inline void eval_prefetch(Search* s, const Position* pos) noexcept nogil:
         td_prefetch(s.td, s.td_cache, pos)
 
 
+# The numbers in capitals (RFP_MARGIN, LMR_BASE, ...) are the search's
+# constants, declared in engine/search_params.py (ext/search_params.pxi):
+# variables in a tuning build, which set_search_param changes.
+
 cdef int LMR_TABLE[64][64]      # reduction by [depth][moves searched]
-cdef int LMP_LIMIT[5]           # quiet moves tried before late-move pruning, by depth
 
 cdef void init_search_tables() noexcept nogil:
+    """LMR_TABLE from LMR_BASE and LMR_DIVISOR: at import, and again when a tuning build changes them."""
     cdef int d, m
     for d in range(64):
         for m in range(64):
-            LMR_TABLE[d][m] = 0 if d == 0 or m == 0 else <int>(0.75 + log(d) * log(m) / 2.25)
-    for d in range(5):
-        LMP_LIMIT[d] = 3 + d * d
+            LMR_TABLE[d][m] = 0 if d == 0 or m == 0 else <int>(LMR_BASE + log(d) * log(m) / LMR_DIVISOR)
 
 init_search_tables()
 
@@ -39,7 +41,7 @@ init_search_tables()
 cdef inline int lmp_limit(Search* s, Picker* p, int depth, bint improving) noexcept nogil:
     """Quiet moves searched before late-move pruning starts. With NMMPruning,
     the net's favourites are never pruned this way and its rejects twice as early."""
-    cdef int limit = LMP_LIMIT[depth] + (2 if improving else 0)
+    cdef int limit = LMP_BASE + depth * depth + (LMP_IMPROVING if improving else 0)
     if s.opt.nmm_pruning and p.last_prob >= 0:
         if p.last_prob >= s.opt.nmm_prob_high:
             return MAX_MOVES
@@ -141,7 +143,7 @@ cdef void quiet_checks(Search* s, int alpha, int beta, int ply, int* best, Move*
     cdef Move moves[MAX_MOVES]
     cdef int n = generate_moves(pos, moves, GEN_QUIET), i, score
     for i in range(n):
-        if not may_give_check(pos, moves[i]) or see(pos, moves[i]) < 0:
+        if not may_give_check(pos, moves[i]) or see(pos, moves[i]) < QS_CHECK_SEE_MIN:
             continue
         make_move(pos, moves[i])
         if not in_check(pos):
@@ -214,7 +216,7 @@ cdef int qsearch(Search* s, int alpha, int beta, int ply, bint checks) noexcept 
             break
         # Delta pruning: even winning this piece (and then some) cannot reach alpha.
         if (s.opt.futility and not check and move_flag(m) < F_PROMO
-                and stand_pat + SEE_VALUE[captured_type(pos, m)] + 200 <= alpha):
+                and stand_pat + SEE_VALUE[captured_type(pos, m)] + QS_DELTA_MARGIN <= alpha):
             continue
         make_move(pos, m)
         score = -qsearch(s, -beta, -alpha, ply + 1, False)
@@ -242,7 +244,6 @@ cdef int qsearch(Search* s, int alpha, int beta, int ply, bint checks) noexcept 
 
 
 cdef enum:
-    PROBCUT_MARGIN = 200
     CURRMOVE_AFTER_MS = 3000    # root moves are reported (info currmove) after this long
 
 
@@ -257,18 +258,18 @@ cdef int probcut(Search* s, int depth, int pc_beta, int ply, bint cut_node, int 
         m = picker_next(&picker, s, ply)
         if m == 0:
             return NO_SCORE
-        if eval != NO_SCORE and eval + SEE_VALUE[captured_type(pos, m)] + 100 < pc_beta:
+        if eval != NO_SCORE and eval + SEE_VALUE[captured_type(pos, m)] + PROBCUT_CAPTURE_MARGIN < pc_beta:
             continue                    # not even winning the piece gets there
         s.cont_key[ply] = move_key(pos, m)
         make_move(pos, m)
         score = -qsearch(s, -pc_beta, -pc_beta + 1, ply + 1, False)
         if score >= pc_beta:
-            score = -negamax(s, depth - 4, -pc_beta, -pc_beta + 1, ply + 1, True, not cut_node)
+            score = -negamax(s, depth - PROBCUT_REDUCTION, -pc_beta, -pc_beta + 1, ply + 1, True, not cut_node)
         unmake_move(pos)
         if s.stopped:
             return 0
         if score >= pc_beta:
-            tt_store(s.tt, pos.key, depth - 3, score, eval, BOUND_LOWER, m, ply)
+            tt_store(s.tt, pos.key, depth - PROBCUT_REDUCTION + 1, score, eval, BOUND_LOWER, m, ply)
             return score
 
 
@@ -309,20 +310,20 @@ cdef int prune_before_moves(Search* s, int depth, int alpha, int beta, int ply, 
     cdef int score, R
     # Razoring: so far below alpha that only a tactic could help; if
     # quiescence finds none, trust it.
-    if s.opt.razoring and depth <= 3 and eval + 250 * depth <= alpha:
+    if s.opt.razoring and depth <= RAZOR_DEPTH and eval + RAZOR_MARGIN * depth <= alpha:
         score = qsearch(s, alpha, alpha + 1, ply, False)
         if s.stopped:
             return 0
         if score <= alpha:
             return score
     # Reverse futility: far enough above beta that a quiet move will not fall below it.
-    if (s.opt.futility and depth <= 6 and eval < MATE_BOUND
-            and eval - 80 * depth + (30 if improving else 0) >= beta):
+    if (s.opt.futility and depth <= RFP_DEPTH and eval < MATE_BOUND
+            and eval - RFP_MARGIN * depth + (RFP_IMPROVING if improving else 0) >= beta):
         return eval
     # Null move: if passing still fails high, a real move will too (not in zugzwang).
-    if (s.opt.null_move and allow_null and depth >= 2 and eval >= beta
+    if (s.opt.null_move and allow_null and depth >= NMP_MIN_DEPTH and eval >= beta
             and beta > -MATE_BOUND and has_pieces(pos, pos.stm)):
-        R = 3 + depth // 4 + min((eval - beta) // 200, 3)
+        R = NMP_BASE + depth // NMP_DEPTH_DIV + min((eval - beta) // NMP_EVAL_DIV, NMP_EVAL_MAX)
         s.cont_key[ply] = -1
         make_null(pos)
         score = -negamax(s, depth - 1 - R, -beta, -beta + 1, ply + 1, False, not cut_node)
@@ -332,7 +333,7 @@ cdef int prune_before_moves(Search* s, int depth, int alpha, int beta, int ply, 
         if score >= beta:
             if score >= MATE_BOUND:
                 score = beta
-            if depth < 10:
+            if depth < NMP_VERIFY_DEPTH:
                 return score
             # Deep nodes: verify with a real search (no null move) before trusting it.
             if negamax(s, depth - 1 - R, beta - 1, beta, ply, False, cut_node) >= beta:
@@ -431,9 +432,9 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
 
     # ProbCut: a capture that keeps a margin above beta in quiescence and in a
     # search four plies shallower would very likely cut off at full depth.
-    if (s.opt.probcut and not is_pv and not check and not excluded and depth >= 5
+    if (s.opt.probcut and not is_pv and not check and not excluded and depth >= PROBCUT_DEPTH
             and -MATE_BOUND < beta < MATE_BOUND
-            and not (hit and entry.depth >= depth - 3 and tt_score < beta + PROBCUT_MARGIN)):
+            and not (hit and entry.depth >= depth - PROBCUT_REDUCTION + 1 and tt_score < beta + PROBCUT_MARGIN)):
         score = probcut(s, depth, beta + PROBCUT_MARGIN, ply, cut_node, eval)
         if s.stopped:
             return 0
@@ -442,7 +443,7 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
 
     # Internal iterative reduction: with no move from the table, this node is
     # probably less important than its depth says.
-    if s.opt.lmr and depth >= 4 and tt_move == 0 and not excluded:
+    if s.opt.lmr and depth >= IIR_DEPTH and tt_move == 0 and not excluded:
         depth -= 1
 
     # Singular extension: if every other move falls well short of the table
@@ -450,10 +451,10 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
     # deeper. If even without it the node fails high, it is a cut node many
     # times over (multi-cut): trust that.
     extension = 0
-    if (s.opt.singular and depth >= 8 and hit and tt_move and not excluded and ply > 0
-            and entry.depth >= depth - 3 and entry.bound != BOUND_UPPER
+    if (s.opt.singular and depth >= SE_DEPTH and hit and tt_move and not excluded and ply > 0
+            and entry.depth >= depth - SE_TT_DEPTH and entry.bound != BOUND_UPPER
             and -MATE_BOUND < tt_score < MATE_BOUND and ply < 2 * s.root_depth):
-        singular_beta = tt_score - 2 * depth
+        singular_beta = tt_score - SE_MARGIN * depth
         s.excluded[ply] = tt_move
         score = negamax(s, (depth - 1) // 2, singular_beta - 1, singular_beta, ply, False, cut_node)
         s.excluded[ply] = 0
@@ -509,9 +510,9 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
             continue
         futile = False
         if s.opt.futility and not is_pv and not check and not noisy and best > -MATE_BOUND:
-            if depth <= 4 and quiets >= lmp_limit(s, &picker, depth, improving):
+            if depth <= LMP_DEPTH and quiets >= lmp_limit(s, &picker, depth, improving):
                 continue                # late-move pruning
-            futile = depth <= 3 and eval + 60 + 100 * depth <= alpha
+            futile = depth <= FUTILITY_DEPTH and eval + FUTILITY_BASE + FUTILITY_MARGIN * depth <= alpha
         if (s.opt.history_lmr or s.opt.history_pruning) and not noisy:
             stat = stat_score(s, pos, m, ply)      # read once: the pruning and the reduction share it
         # History pruning: near the leaves, a late quiet move that the
@@ -524,8 +525,8 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
         # (more for a capture, which had its chance among the good ones) waits
         # for no search.
         if (s.opt.see_pruning and not is_pv and not check and searched > 0 and best > -MATE_BOUND
-                and depth <= 8 and m != tt_move
-                and see(pos, m) < (-100 * depth if noisy else -20 * depth * depth)):
+                and depth <= SEE_PRUNE_DEPTH and m != tt_move
+                and see(pos, m) < (-SEE_PRUNE_NOISY * depth if noisy else -SEE_PRUNE_QUIET * depth * depth)):
             continue
 
         s.cont_key[ply] = move_key(pos, m)
@@ -543,11 +544,11 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
             score = -negamax(s, new_depth, -beta, -alpha, ply + 1, True, not is_pv and not cut_node)
         else:
             r = 0
-            if s.opt.lmr and depth >= 3 and not noisy and not check and not gives_check:
+            if s.opt.lmr and depth >= LMR_MIN_DEPTH and not noisy and not check and not gives_check:
                 r = LMR_TABLE[min(depth, 63)][min(searched, 63)]
                 r += (0 if improving else 1) - (1 if is_pv else 0) - (1 if killer else 0)
                 if s.opt.history_lmr:
-                    r -= stat // 12000      # good statistics: less reduction, bad ones: more
+                    r -= stat // LMR_HISTORY_DIV    # good statistics: less reduction, bad ones: more
                 if s.opt.cut_node_lmr and cut_node:
                     r += 1
                 if crowded:
@@ -737,8 +738,8 @@ cdef void iterative_deepening(Search* s) noexcept nogil:
             s.pv_index = line
             s.seldepth = 0
             score = s.root[s.pv_index].prev_score
-            delta = 20
-            if s.opt.aspiration and depth >= 4 and -MATE_BOUND < score < MATE_BOUND:
+            delta = ASP_DELTA
+            if s.opt.aspiration and depth >= ASP_MIN_DEPTH and -MATE_BOUND < score < MATE_BOUND:
                 alpha = max(score - delta, -INFINITE)
                 beta = min(score + delta, INFINITE)
             else:
@@ -757,7 +758,7 @@ cdef void iterative_deepening(Search* s) noexcept nogil:
                     break
                 if now_ms() - s.start_ms > 1000:
                     report_line(s, s.pv_index)
-                delta += delta
+                delta = <int>(delta * ASP_GROWTH)
             if s.pv_index > 0:
                 sort_multipv(s)
             if s.stopped:
@@ -789,7 +790,7 @@ cdef void iterative_deepening(Search* s) noexcept nogil:
                 TIME_STABILITY if s.opt.time_mode == TIME_EFFORT and depth < 5 else s.opt.time_mode,
                 stable, best_share, score_drop(s.root[0].score, prev_best, prev_best2))
             elapsed = now_ms() - s.start_ms
-            if elapsed >= soft * 0.6:
+            if elapsed >= soft * TM_NEXT_ITERATION:
                 break                   # the next iteration would likely overrun
         prev_best2 = prev_best
         prev_best = s.root[0].score
@@ -827,17 +828,17 @@ cdef double time_factor(int mode, int stable, double best_share, int drop) noexc
     refuted cheaply), more when it took few (they were hard to refute), and
     more while the score falls (find a way out while there is time).
     TIME_BALANCED: as stability, with factors that average about 1 over a
-    game: stability's 0.7 for a settled move cut more than its 1.3 added, so
+    game: stability's 0.7 (TM_SETTLED) for a settled move cut more than its 1.3 added, so
     it ended its games with twice the clock fixed did (README, "Time")."""
     if mode == TIME_FIXED:
         return 1.0
     if mode == TIME_BALANCED:
         return 1.5 if stable == 0 else 1.0 if stable < 4 else 0.85
-    cdef double f = 1.3 if stable == 0 else 1.0 if stable < 4 else 0.7
+    cdef double f = TM_UNSTABLE if stable == 0 else 1.0 if stable < TM_SETTLED_AFTER else TM_SETTLED
     if mode == TIME_EFFORT:
-        f *= min(max(1.0 + (0.75 - best_share) * 1.6, 0.6), 1.5)
-        f *= min(max(1.0 + drop / 200.0, 0.85), 1.5)
-    return min(max(f, 0.35), 2.5)
+        f *= min(max(1.0 + (TM_EFFORT_SHARE - best_share) * TM_EFFORT_SCALE, TM_EFFORT_MIN), TM_EFFORT_MAX)
+        f *= min(max(1.0 + drop / TM_DROP_SCALE, TM_DROP_MIN), TM_DROP_MAX)
+    return min(max(f, TM_MIN_FACTOR), TM_MAX_FACTOR)
 
 
 cdef void sort_multipv(Search* s) noexcept nogil:

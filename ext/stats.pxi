@@ -14,8 +14,8 @@
 
 cdef enum:
     STAT_LIMIT = 16384
-    HISTORY_PRUNE_DEPTH = 4     # HistoryPruning: at this depth or less ...
-    HISTORY_PRUNE_MARGIN = 4000 # ... skips a quiet move whose stat_score is below -margin * (depth - 1)
+# HistoryPruning's HISTORY_PRUNE_DEPTH and HISTORY_PRUNE_MARGIN, the bonus's
+# and the malus's STAT_*: engine/search_params.py.
 
 
 cdef inline void stat_update(int16_t* entry, int bonus) noexcept nogil:
@@ -51,8 +51,9 @@ cdef void stat_reward(Search* s, const Position* pos, Move m, int ply, int bonus
 cdef void stats_after_cutoff(Search* s, const Position* pos, Move best, const Move* tried, int n_tried,
                              int ply, int depth) noexcept nogil:
     """A quiet move cut off: reward it, and punish the quiet moves searched before it."""
-    cdef int bonus = 32 * depth * depth if depth < 8 else 2048, i
+    cdef int bonus = min(STAT_BONUS_SCALE * depth * depth, STAT_BONUS_MAX), i
+    cdef int malus = min(STAT_MALUS_SCALE * depth * depth, STAT_MALUS_MAX)
     stat_reward(s, pos, best, ply, bonus)
     for i in range(n_tried):
         if tried[i] != best:
-            stat_reward(s, pos, tried[i], ply, -bonus)
+            stat_reward(s, pos, tried[i], ply, -malus)

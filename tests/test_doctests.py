@@ -13,12 +13,14 @@ import engine.nets
 import engine.options
 import engine.perft
 import engine.protocol
+import engine.search_params
 import engine.session
 import engine.study.clock_use
 import engine.study.endgame_losses
 import engine.study.ordering
 import engine.study.tree_size
 import engine.timeman
+import engine.tools.frozen
 import engine.tools.match_log
 import engine.train.td
 import engine.train.tictactoe
@@ -27,7 +29,7 @@ import engine.uci
 MODULES = [engine._core, engine.data.batches, engine.data.endgame_starts, engine.data.label, engine.study.tree_size, engine.study.clock_use, engine.study.endgame_losses, engine.tools.match_log, engine.evaluation.features,
            engine.evaluation.weights, engine.nets, engine.options, engine.perft,
            engine.protocol, engine.session, engine.study.ordering, engine.timeman, engine.train.td,
-           engine.train.tictactoe, engine.uci]     # td_run's phase rule example: engine.nets
+           engine.train.tictactoe, engine.uci, engine.search_params, engine.tools.frozen]     # td_run's phase rule example: engine.nets
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)

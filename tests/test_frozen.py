@@ -64,7 +64,7 @@ def small(monkeypatch: pytest.MonkeyPatch, repo: Path, tmp_path: Path, counter: 
 
 def test_spec_is_named_by_its_commit(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     sha = "abc1234" + "5" * 33
-    monkeypatch.setattr(frozen, "checkout", lambda rev: (sha, tmp_path / sha))
+    monkeypatch.setattr(frozen, "checkout", lambda rev, tune=False: (sha, tmp_path / (sha + "+tune" * tune)))
     spec = parse_spec("nmm@abc1234:Hash=8")
     assert spec.name == "nmm@abc1234"
     assert spec.label == "nmm@abc1234(Hash=8)"
@@ -77,6 +77,10 @@ def test_spec_is_named_by_its_commit(monkeypatch: pytest.MonkeyPatch, tmp_path: 
     # On a Ray worker the command stays as given (not the worker's own build of the package).
     assert here(spec).command == spec.command
     assert parse_spec("nmm:Hash=8").label == "nmm(Hash=8)"     # the live engine as before
+    # The tuning build (issue 43): a worktree and a name of its own.
+    tuned = parse_spec("nmm@abc1234+tune:RFP_MARGIN=90")
+    assert tuned.label == "nmm@abc1234+tune(RFP_MARGIN=90)"
+    assert tuned.command == [sys.executable, str(tmp_path / (sha + "+tune") / "uci_main.py")]
 
 
 def test_unknown_revision_is_a_clear_error(small: Path, counter: Path) -> None:
@@ -97,6 +101,10 @@ def test_worktree_is_built_once_then_found(repo: Path, tmp_path: Path, counter: 
     assert frozen.checkout(sha[:7], repo, root, fake_build(counter)) == (sha, path)
     assert builds(counter) == 1
     assert git(path, "status", "--porcelain") == ""      # the build's mark lies beside the worktree, not in it
+    # The tuning build of the same commit: another worktree, built by its own command.
+    tuned_sha, tuned = frozen.checkout("HEAD", repo, root, fake_build(counter), tune=True)
+    assert (tuned_sha, tuned) == (sha, root / f"{sha}+tune") and builds(counter) == 2
+    assert frozen.TUNE_BUILD[:2] == ("env", "NMM_TUNE=1") and frozen.TUNE_BUILD[2:] == frozen.BUILD
 
 
 def test_spec_runs_the_worktree(small: Path, repo: Path, counter: Path) -> None:

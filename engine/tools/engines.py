@@ -3,7 +3,9 @@
 A spec is ``name`` or ``name:Option=value,Option=value``, for example
 ``stockfish:UCI_LimitStrength=true,UCI_Elo=2000`` or ``nmm:NullMove=false``.
 ``nmm@REV`` (``nmm@29687b3:SEEPruning=true``) is our engine as commit REV
-built it, frozen (engine/tools/frozen.py), not the working tree's.
+built it, frozen (engine/tools/frozen.py), not the working tree's;
+``nmm@REV+tune`` its tuning build, whose search constants are options
+(``nmm@29687b3+tune:RFP_MARGIN=90``, engine/search_params.py).
 A name that is not known is taken as a command line.
 
 Our engine is started in research mode (``--research``: its ``uci`` list
@@ -84,9 +86,10 @@ def frozen_spec(rev: str, options: dict[str, str]) -> EngineSpec:
     another build played. The command runs the worktree's ``uci_main.py`` with
     this Python, which imports the worktree's package beside it."""
     from engine.tools import frozen        # fcntl and git: only when a spec asks for a frozen build
-    sha, path = frozen.checkout(rev)
+    rev, tune = frozen.split_variant(rev)
+    sha, path = frozen.checkout(rev, tune=tune)
     command = [sys.executable, str(path / "uci_main.py")] + ([RESEARCH_FLAG] if knows_research(path) else [])
-    return EngineSpec(f"{FROZEN}{sha[:frozen.SHORT]}", command, options)
+    return EngineSpec(f"{FROZEN}{sha[:frozen.SHORT]}{frozen.TUNE if tune else ''}", command, options)
 
 
 def knows_research(tree: Path) -> bool:

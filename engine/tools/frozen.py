@@ -9,6 +9,12 @@ later uses find it built. A lock beside the worktree keeps two matches started
 together (the parts of one test) from checking out or building it at once:
 the second waits and then finds the first one's build.
 
+``nmm@REV+tune`` is the tuning build of the same commit (issue 43,
+engine/search_params.py: its search constants are UCI options), in a worktree
+of its own, ``var/frozen/<full sha>+tune``, built with ``NMM_TUNE=1``.
+``python -m engine.tools.frozen REV[+tune]`` checks out and builds one
+(``make tune-build``).
+
 The lock is ``fcntl.flock``: frozen builds are for the long tests on the
 project's Linux machines, and this module is imported only for an ``@`` spec.
 """
@@ -26,6 +32,8 @@ import click
 REPO = Path(__file__).resolve().parent.parent.parent
 ROOT = REPO / "var" / "frozen"                  # one worktree per commit, named by its full sha
 BUILD = (sys.executable, "setup.py", "build_ext", "--inplace", "-q")
+TUNE = "+tune"                                  # REV+tune: the tuning build
+TUNE_BUILD = ("env", "NMM_TUNE=1") + BUILD      # (env: these builds are Linux's)
 SHORT = 7                                       # the sha's length in an engine's label
 TAIL = 20                                       # lines of a failed command's output in its error
 
@@ -49,17 +57,28 @@ def resolve(rev: str, repo: Path | None = None) -> str:
     return done.stdout.strip()
 
 
+def split_variant(rev: str) -> tuple[str, bool]:
+    """(the revision, whether the tuning build is asked for) of ``REV[+tune]``.
+
+    >>> split_variant("29687b3+tune"), split_variant("HEAD")
+    (('29687b3', True), ('HEAD', False))
+    """
+    return (rev[:-len(TUNE)], True) if rev.endswith(TUNE) else (rev, False)
+
+
 def checkout(rev: str, repo: Path | None = None, root: Path | None = None,
-             build: Sequence[str] | None = None) -> tuple[str, Path]:
+             build: Sequence[str] | None = None, tune: bool = False) -> tuple[str, Path]:
     """(full sha, worktree) of commit ``rev``, checked out and built: on the
     first use, once, under the lock; afterwards as found. ``repo``, ``root``
     and ``build`` (the command run in the worktree) default to REPO, ROOT and
-    BUILD, read at the call (the tests give a small repository and a cheap build)."""
+    BUILD (TUNE_BUILD with ``tune``, in a worktree named ``<sha>+tune``), read
+    at the call (the tests give a small repository and a cheap build)."""
     sha = resolve(rev, repo)
-    root, build = root or ROOT, build or BUILD
+    root, build = root or ROOT, build or (TUNE_BUILD if tune else BUILD)
     root.mkdir(parents=True, exist_ok=True)
-    path = root / sha
-    with locked(root / f"{sha}.lock"):
+    name = sha + (TUNE if tune else "")
+    path = root / name
+    with locked(root / f"{name}.lock"):
         if not is_built(path, build):
             if not (path / ".git").exists():
                 add_worktree(repo or REPO, path, sha)
@@ -95,7 +114,8 @@ def add_worktree(repo: Path, path: Path, sha: str) -> None:
 def run_build(path: Path, build: Sequence[str]) -> None:
     """The build command in the worktree; its output is kept out of the match
     log (the caller's stdout) and shown only if it fails."""
-    print(f"building the frozen engine nmm@{path.name[:SHORT]} in {path} (its first use)", file=sys.stderr)
+    variant = TUNE if path.name.endswith(TUNE) else ""
+    print(f"building the frozen engine nmm@{path.name[:SHORT]}{variant} in {path} (its first use)", file=sys.stderr)
     run(list(build), path, f"the build of {path.name[:SHORT]} failed in {path}")
 
 
@@ -121,3 +141,14 @@ def locked(path: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def main(argv: list[str]) -> None:
+    """``python -m engine.tools.frozen REV[+tune] ...``: check out and build each, print its worktree."""
+    for spec in argv:
+        rev, tune = split_variant(spec)
+        print(checkout(rev, tune=tune)[1])
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

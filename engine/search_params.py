@@ -1,0 +1,308 @@
+"""The search's numbers, each declared once (issue 43): margins, depths,
+reductions, windows, SEE thresholds, history scales and time factors.
+
+Each is a compile-time constant of the core in the playing build and a
+variable, with a UCI option, only in the tuning build, as Stockfish's TUNE
+macro does. ``setup.py`` writes, from ``SEARCH_PARAMS``:
+
+- ``ext/search_params.h``: ``#define NAME value`` per constant, or, with
+  ``NMM_TUNE=1`` in the build's environment, ``#define NAME nmm_tune_NAME``
+  and a global ``nmm_tune_NAME`` that starts at the default;
+- ``ext/search_params.pxi``: the Cython declarations the search reads them by.
+
+Both are generated (not in git), so a clean clone builds either way. The
+core's ``tuning_build()``, ``search_params()`` and ``set_search_param()``
+read and set them (ext/search_params_api.pxi); ``engine.options`` makes a
+tuning build's UCI options of them, a float one as a spin of its value in
+hundredths (``UCI_SCALE``: every tool sets a spin), so that
+``nmm-chess tune`` can move them. ``docs/search_params.md`` lists them
+(``python -m engine.search_params docs``, ``make docs``).
+
+The defaults are the literals the search had before the table, exactly:
+``bench`` is unchanged, in either build (tests/test_search_params.py).
+
+>>> PARAMS_BY_NAME["LMR_DIVISOR"].uci_default, PARAMS_BY_NAME["RFP_MARGIN"].uci_max
+(225, 200)
+>>> PARAMS_BY_NAME["LMR_BASE"].spsa()
+'LMR_BASE=75,0,200,10,0.002'
+"""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+HEADER = REPO / "ext" / "search_params.h"
+PXI = REPO / "ext" / "search_params.pxi"
+DOCS = REPO / "docs" / "search_params.md"
+TUNE_ENV = "NMM_TUNE"       # NMM_TUNE=1 at build time: the tuning build
+UCI_SCALE = 100             # a float constant's UCI option is a spin of its value in hundredths
+R_END = 0.002               # SPSA's learning rate at the end (fishtest's usual)
+GROUPS = ("pruning", "reductions", "extensions", "aspiration", "see", "history", "time")
+
+
+@dataclass(frozen=True)
+class SearchParam:
+    """One constant: ``default`` is an int or a float, and so is the constant
+    in C (``int`` or ``double``); ``min``..``max`` is the range a tuning build
+    takes; ``c_end``, ``r_end`` are SPSA's final step and learning rate."""
+    name: str
+    default: int | float
+    min: int | float
+    max: int | float
+    c_end: float
+    group: str
+    help: str
+    r_end: float = R_END
+
+    @property
+    def is_float(self) -> bool:
+        return isinstance(self.default, float)
+
+    @property
+    def c_type(self) -> str:
+        return "double" if self.is_float else "int"
+
+    def to_uci(self, value: float) -> int:
+        """The UCI spin value of ``value``: itself, or hundredths for a float."""
+        return round(value * UCI_SCALE) if self.is_float else int(value)
+
+    def from_uci(self, value: int) -> int | float:
+        """The constant's value of a UCI spin value (n / 100.0 is the double
+        nearest n hundredths, the same as the literal's: exact defaults)."""
+        return value / UCI_SCALE if self.is_float else value
+
+    @property
+    def uci_default(self) -> int:
+        return self.to_uci(self.default)
+
+    @property
+    def uci_min(self) -> int:
+        return self.to_uci(self.min)
+
+    @property
+    def uci_max(self) -> int:
+        return self.to_uci(self.max)
+
+    def spsa(self) -> str:
+        """``Name=start,min,max,c_end,r_end`` in UCI units, as ``nmm-chess tune`` takes it."""
+        c_end = self.c_end * UCI_SCALE if self.is_float else self.c_end
+        return f"{self.name}={self.uci_default},{self.uci_min},{self.uci_max},{c_end:g},{self.r_end:g}"
+
+
+def _p(name: str, default: int | float, low: int | float, high: int | float, c_end: float, group: str,
+       help: str) -> SearchParam:
+    return SearchParam(name, default, low, high, c_end, group, help)
+
+
+_PRUNE, _RED, _EXT, _ASP, _SEE, _HIST, _TIME = GROUPS
+
+# In the order the search meets them (ext/search.pxi, stats.pxi, picker.pxi).
+SEARCH_PARAMS: tuple[SearchParam, ...] = (
+    # --- before the moves (prune_before_moves) ---
+    _p("RAZOR_DEPTH", 3, 1, 6, 1, _PRUNE, "Razoring (off by default) at this depth or less"),
+    _p("RAZOR_MARGIN", 250, 100, 600, 20, _PRUNE, "Razoring: eval + margin * depth at or below alpha"),
+    _p("RFP_DEPTH", 6, 2, 12, 1, _PRUNE, "reverse futility at this depth or less"),
+    _p("RFP_MARGIN", 80, 20, 200, 8, _PRUNE, "reverse futility: eval - margin * depth at or above beta returns"),
+    _p("RFP_IMPROVING", 30, 0, 120, 6, _PRUNE, "reverse futility: added to the eval where it is improving"),
+    _p("NMP_MIN_DEPTH", 2, 1, 6, 1, _PRUNE, "null move from this depth on"),
+    _p("NMP_BASE", 3, 1, 6, 1, _PRUNE, "null move's R: this ..."),
+    _p("NMP_DEPTH_DIV", 4, 2, 8, 1, _PRUNE, "... plus depth / this ..."),
+    _p("NMP_EVAL_DIV", 200, 50, 400, 20, _PRUNE, "... plus (eval - beta) / this (the eval bonus) ..."),
+    _p("NMP_EVAL_MAX", 3, 0, 6, 1, _PRUNE, "... which is at most this"),
+    _p("NMP_VERIFY_DEPTH", 10, 6, 16, 1, _PRUNE, "a null-move cut-off from this depth on is verified by a search"),
+    _p("PROBCUT_DEPTH", 5, 3, 10, 1, _PRUNE, "ProbCut (off by default) from this depth on"),
+    _p("PROBCUT_MARGIN", 200, 50, 400, 15, _PRUNE, "ProbCut's beta: beta + this"),
+    _p("PROBCUT_REDUCTION", 4, 2, 6, 1, _PRUNE, "ProbCut's search is this much shallower"),
+    _p("PROBCUT_CAPTURE_MARGIN", 100, 0, 300, 15, _PRUNE,
+       "ProbCut skips a capture whose eval + victim + this stays below its beta"),
+    # --- in the move loop ---
+    _p("LMP_DEPTH", 4, 1, 8, 1, _PRUNE, "late-move pruning at this depth or less"),
+    _p("LMP_BASE", 3, 1, 10, 1, _PRUNE, "late-move pruning after this + depth * depth quiet moves ..."),
+    _p("LMP_IMPROVING", 2, 0, 8, 1, _PRUNE, "... plus this where the eval is improving"),
+    _p("FUTILITY_DEPTH", 3, 1, 8, 1, _PRUNE, "futility pruning at this depth or less"),
+    _p("FUTILITY_BASE", 60, 0, 200, 10, _PRUNE, "futility: a quiet move with eval + base + margin * depth ..."),
+    _p("FUTILITY_MARGIN", 100, 40, 250, 10, _PRUNE, "... at or below alpha (and no check) is skipped"),
+    _p("HISTORY_PRUNE_DEPTH", 4, 1, 8, 1, _PRUNE, "HistoryPruning (off by default) at this depth or less ..."),
+    _p("HISTORY_PRUNE_MARGIN", 4000, 1000, 12000, 400, _PRUNE,
+       "... skips a quiet move whose statistics are below -margin * (depth - 1)"),
+    _p("QS_DELTA_MARGIN", 200, 0, 500, 20, _PRUNE,
+       "quiescence's delta pruning: stand pat + victim + this at or below alpha skips the capture"),
+    _p("SEE_PRUNE_DEPTH", 8, 2, 12, 1, _SEE, "SEEPruning (off by default) at this depth or less ..."),
+    _p("SEE_PRUNE_NOISY", 100, 20, 250, 10, _SEE, "... skips a capture with SEE below -this * depth ..."),
+    _p("SEE_PRUNE_QUIET", 20, 5, 80, 3, _SEE, "... and a quiet move with SEE below -this * depth * depth"),
+    _p("CAPTURE_SEE_MIN", 0, -300, 0, 15, _SEE,
+       "a capture with SEE below this is a bad one: after the quiet moves, and not in quiescence or ProbCut"),
+    _p("QS_CHECK_SEE_MIN", 0, -300, 0, 15, _SEE, "QSearchChecks (off by default) tries quiet checks with SEE "
+       "of at least this"),
+    # --- reductions ---
+    _p("IIR_DEPTH", 4, 2, 10, 1, _RED, "internal iterative reduction: a ply less from this depth on without "
+       "a table move"),
+    _p("LMR_MIN_DEPTH", 3, 2, 6, 1, _RED, "late-move reductions from this depth on"),
+    _p("LMR_BASE", 0.75, 0.0, 2.0, 0.1, _RED, "the reduction table: base + ln(depth) * ln(moves) / divisor"),
+    _p("LMR_DIVISOR", 2.25, 1.0, 4.0, 0.15, _RED, "the reduction table's divisor"),
+    _p("LMR_HISTORY_DIV", 12000, 4000, 32000, 1000, _RED, "HistoryLMR: the reduction less statistics / this"),
+    # --- extensions ---
+    _p("SE_DEPTH", 8, 4, 14, 1, _EXT, "singular extension from this depth on ..."),
+    _p("SE_TT_DEPTH", 3, 1, 6, 1, _EXT, "... of a table entry at most this much shallower than the node"),
+    _p("SE_MARGIN", 2, 1, 6, 1, _EXT, "singular: the others must stay below the table score - this * depth"),
+    # --- aspiration windows ---
+    _p("ASP_MIN_DEPTH", 4, 1, 8, 1, _ASP, "aspiration windows from this depth on"),
+    _p("ASP_DELTA", 20, 5, 60, 3, _ASP, "the aspiration window's first half-width, centipawns"),
+    _p("ASP_GROWTH", 2.0, 1.3, 4.0, 0.15, _ASP, "the half-width's factor after each fail"),
+    # --- history statistics (stats.pxi) ---
+    _p("STAT_BONUS_SCALE", 32, 8, 96, 4, _HIST, "a quiet cut-off move's statistics gain this * depth * depth ..."),
+    _p("STAT_BONUS_MAX", 2048, 512, 4096, 150, _HIST, "... at most this"),
+    _p("STAT_MALUS_SCALE", 32, 8, 96, 4, _HIST, "the quiet moves searched before it lose this * depth * depth ..."),
+    _p("STAT_MALUS_MAX", 2048, 512, 4096, 150, _HIST, "... at most this"),
+    # --- time (time_factor, iterative_deepening) ---
+    _p("TM_UNSTABLE", 1.3, 0.8, 2.5, 0.08, _TIME, "the soft limit's factor the iteration after the best move changed"),
+    _p("TM_SETTLED_AFTER", 4, 2, 10, 1, _TIME, "iterations with the same best move that settle it ..."),
+    _p("TM_SETTLED", 0.7, 0.3, 1.0, 0.05, _TIME, "... then the soft limit's factor is this"),
+    _p("TM_EFFORT_SHARE", 0.75, 0.4, 0.95, 0.04, _TIME, "TimeManagement effort: the best move's node share "
+       "that changes nothing ..."),
+    _p("TM_EFFORT_SCALE", 1.6, 0.5, 3.0, 0.1, _TIME, "... the factor grows by this times its shortfall ..."),
+    _p("TM_EFFORT_MIN", 0.6, 0.3, 1.0, 0.05, _TIME, "... clamped to at least this ..."),
+    _p("TM_EFFORT_MAX", 1.5, 1.0, 2.5, 0.08, _TIME, "... and at most this"),
+    _p("TM_DROP_SCALE", 200.0, 50.0, 600.0, 20.0, _TIME, "effort: the factor grows by score drop / this ..."),
+    _p("TM_DROP_MIN", 0.85, 0.5, 1.0, 0.04, _TIME, "... clamped to at least this ..."),
+    _p("TM_DROP_MAX", 1.5, 1.0, 2.5, 0.08, _TIME, "... and at most this"),
+    _p("TM_MIN_FACTOR", 0.35, 0.1, 1.0, 0.04, _TIME, "the soft limit's factor is at least this ..."),
+    _p("TM_MAX_FACTOR", 2.5, 1.5, 4.0, 0.15, _TIME, "... and at most this"),
+    _p("TM_NEXT_ITERATION", 0.6, 0.3, 1.0, 0.04, _TIME, "no new iteration once this share of the soft limit "
+       "is spent"),
+)
+PARAMS_BY_NAME = {p.name: p for p in SEARCH_PARAMS}
+
+
+def in_group(group: str) -> tuple[SearchParam, ...]:
+    """The constants of one of GROUPS; ValueError for another name."""
+    if group not in GROUPS:
+        raise ValueError(f"no group {group!r}: one of {', '.join(GROUPS)}")
+    return tuple(p for p in SEARCH_PARAMS if p.group == group)
+
+
+# --- the generated files ---------------------------------------------------------
+
+def _c(value: int | float) -> str:
+    """A C literal of ``value``: repr of a float reads back as the same double."""
+    return f"({value!r})" if isinstance(value, float) else f"({value})"
+
+
+def header(tune: bool) -> str:
+    """ext/search_params.h: the constants (``tune``: the variables) and the
+    functions the core's Python API reads them by."""
+    n = len(SEARCH_PARAMS)
+    lines = ["/* Generated from engine/search_params.py by setup.py: do not edit. */",
+             "#ifndef NMM_SEARCH_PARAMS_H", "#define NMM_SEARCH_PARAMS_H", "",
+             f"#define NMM_TUNE {int(tune)}", f"#define NMM_N_PARAMS {n}", ""]
+    for p in SEARCH_PARAMS:
+        if tune:
+            lines += [f"static {p.c_type} nmm_tune_{p.name} = {_c(p.default)};",
+                      f"#define {p.name} nmm_tune_{p.name}"]
+        else:
+            lines.append(f"#define {p.name} {_c(p.default)}")
+    lines += ["", "static const char* const nmm_param_names[NMM_N_PARAMS] = {"
+              + ", ".join(f'"{p.name}"' for p in SEARCH_PARAMS) + "};",
+              "static const int nmm_param_floats[NMM_N_PARAMS] = {"
+              + ", ".join(str(int(p.is_float)) for p in SEARCH_PARAMS) + "};",
+              "static const double nmm_param_mins[NMM_N_PARAMS] = {"
+              + ", ".join(repr(float(p.min)) for p in SEARCH_PARAMS) + "};",
+              "static const double nmm_param_maxs[NMM_N_PARAMS] = {"
+              + ", ".join(repr(float(p.max)) for p in SEARCH_PARAMS) + "};", "",
+              "static inline const char* nmm_param_name(int i) { return nmm_param_names[i]; }",
+              "static inline int nmm_param_is_float(int i) { return nmm_param_floats[i]; }",
+              "static inline double nmm_param_min(int i) { return nmm_param_mins[i]; }",
+              "static inline double nmm_param_max(int i) { return nmm_param_maxs[i]; }", "",
+              "static inline double nmm_param_get(int i) {", "    switch (i) {"]
+    lines += [f"    case {i}: return {p.name};" for i, p in enumerate(SEARCH_PARAMS)]
+    lines += ["    }", "    return 0;", "}", "",
+              "/* 0 in the playing build, where they are constants. */",
+              "static inline int nmm_param_set(int i, double value) {"]
+    if tune:
+        lines += ["    switch (i) {"]
+        lines += [f"    case {i}: nmm_tune_{p.name} = ({p.c_type})value; return 1;"
+                  for i, p in enumerate(SEARCH_PARAMS)]
+        lines += ["    }"]
+    lines += ["    (void)i; (void)value;", "    return 0;", "}", "", "#endif", ""]
+    return "\n".join(lines)
+
+
+def pxi() -> str:
+    """ext/search_params.pxi: the Cython declarations (the same in both builds)."""
+    lines = ["# Generated from engine/search_params.py by setup.py: do not edit. The search's",
+             "# constants (docs/search_params.md); variables in a tuning build (NMM_TUNE=1).", "",
+             'cdef extern from "search_params.h":',
+             "    int NMM_TUNE", "    int NMM_N_PARAMS",
+             "    const char* nmm_param_name(int i) nogil", "    int nmm_param_is_float(int i) nogil",
+             "    double nmm_param_min(int i) nogil", "    double nmm_param_max(int i) nogil",
+             "    double nmm_param_get(int i) nogil", "    int nmm_param_set(int i, double value) nogil"]
+    lines += [f"    {p.c_type} {p.name}" for p in SEARCH_PARAMS]
+    return "\n".join(lines) + "\n"
+
+
+def write_if_changed(path: Path, text: str) -> bool:
+    """Write ``text`` unless the file holds it already: an unchanged header
+    keeps its time, so that the build does not compile the core again."""
+    if path.exists() and path.read_text() == text:
+        return False
+    path.write_text(text)
+    return True
+
+
+def generate(tune: bool, folder: Path | None = None) -> None:
+    """Write the header (of the playing or the tuning build) and the .pxi into ``folder`` (ext/)."""
+    folder = folder or HEADER.parent
+    write_if_changed(folder / HEADER.name, header(tune))
+    write_if_changed(folder / PXI.name, pxi())
+
+
+def tune_from_env(environ: dict[str, str]) -> bool:
+    """Whether the build's environment asks for the tuning build (NMM_TUNE set, not empty or 0).
+
+    >>> tune_from_env({"NMM_TUNE": "1"}), tune_from_env({"NMM_TUNE": "0"}), tune_from_env({})
+    (True, False, False)
+    """
+    return environ.get(TUNE_ENV, "").strip().lower() not in ("", "0", "false", "no", "off")
+
+
+def markdown() -> str:
+    """docs/search_params.md: every constant by group."""
+    lines = ["# Search constants", "",
+             "Generated from the table in `engine/search_params.py` (`SEARCH_PARAMS`) by `make docs`",
+             "(`python -m engine.search_params docs`): do not edit it by hand; a test fails when the two differ.", "",
+             "Each is a compile-time constant of the playing build. The tuning build (`make tune-build`, or",
+             "`NMM_TUNE=1` in the environment of `setup.py build_ext`) makes each a variable and a UCI spin",
+             "option of the same name, listed by its `uci` only: a float's option is its value in hundredths",
+             f"(`LMR_DIVISOR` 2.25 is `setoption name LMR_DIVISOR value 225`). `make tune-search GROUP=pruning`",
+             "tunes a group with `nmm-chess tune` on the tuning build of a commit (`nmm@REV+tune`); c_end and",
+             "r_end below are its SPSA steps, in the constant's own units.", ""]
+    for group in GROUPS:
+        lines += [f"## {group}", "", "| Name | Type | Default | Range | c_end | What it does |",
+                  "|---|---|---|---|---|---|"]
+        lines += [f"| `{p.name}` | {p.c_type} | {p.default!r} | {p.min!r}–{p.max!r} | {p.c_end:g} | {p.help} |"
+                  for p in in_group(group)]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> None:
+    """``python -m engine.search_params docs [PATH]``: write docs/search_params.md;
+    ``spsa GROUP``: the group's PARAMS for ``nmm-chess tune`` (UCI units), one line;
+    ``header [--tune]``: write ext/search_params.h and .pxi (setup.py does it)."""
+    command, rest = (argv[0], argv[1:]) if argv else ("docs", [])
+    if command == "docs":
+        path = Path(rest[0]) if rest else DOCS
+        path.write_text(markdown())
+        print(f"{len(SEARCH_PARAMS)} search constants in {path}")
+    elif command == "spsa" and len(rest) == 1:
+        print(" ".join(p.spsa() for p in in_group(rest[0])))
+    elif command == "header":
+        generate("--tune" in rest)
+    else:
+        sys.exit("usage: python -m engine.search_params docs [PATH] | spsa GROUP | header [--tune]")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,134 @@
+"""The search's constants are declared once (engine/search_params.py, issue
+43): the playing build compiles them in and lists no option for them; the
+tuning build (NMM_TUNE=1) makes each an option and, at the defaults, searches
+exactly as the playing build does. The tuning build's own check compiles the
+core again (minutes): it is slow (``make test-all``)."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from uci_client import REPO
+
+from engine._core import search_params, set_search_param, tuning_build
+from engine.options import TUNING, tuning_options
+from engine.search_params import (DOCS, GROUPS, PARAMS_BY_NAME, SEARCH_PARAMS, UCI_SCALE, header, in_group,
+                                  markdown, pxi, tune_from_env)
+from engine.session import Session
+
+BENCH_SIGNATURE = 3138824       # tests/test_tournament.py's
+pytestmark = pytest.mark.skipif(tuning_build(), reason="these check the playing build")
+
+
+def test_docs_search_params_md_is_the_table() -> None:
+    """If this fails, run ``make docs`` (python -m engine.search_params docs) and commit docs/search_params.md."""
+    assert DOCS.read_text() == markdown()
+
+
+def test_every_constant_is_declared_whole() -> None:
+    assert len(PARAMS_BY_NAME) == len(SEARCH_PARAMS)
+    for p in SEARCH_PARAMS:
+        assert re.fullmatch(r"[A-Z][A-Z0-9_]*", p.name), p.name
+        assert type(p.min) is type(p.max) is type(p.default), p.name
+        assert p.min <= p.default <= p.max and p.min < p.max, p.name
+        assert 0 < p.c_end <= p.max - p.min and p.r_end > 0, p.name
+        assert p.group in GROUPS and p.help and "|" not in p.help, p.name
+        # The UCI spin reads back as the default, exactly (a float in hundredths).
+        assert p.from_uci(p.uci_default) == p.default, p.name
+    assert sum(len(in_group(g)) for g in GROUPS) == len(SEARCH_PARAMS)
+    assert all(round(p.default * UCI_SCALE) == p.default * UCI_SCALE for p in SEARCH_PARAMS if p.is_float)
+
+
+def test_the_playing_build_compiles_in_the_tables_defaults() -> None:
+    """The core built from this table: a stale build (or a changed default) fails here."""
+    assert not tuning_build()
+    values = search_params()
+    assert list(values) == [p.name for p in SEARCH_PARAMS]
+    for p in SEARCH_PARAMS:
+        assert values[p.name] == p.default and type(values[p.name]) is type(p.default), p.name
+
+
+def test_the_playing_build_sets_no_constant() -> None:
+    with pytest.raises(ValueError, match="compile-time"):
+        set_search_param("RFP_MARGIN", 90)
+    with pytest.raises(ValueError, match="no search constant"):
+        set_search_param("NO_SUCH_CONSTANT", 1)
+    assert search_params()["RFP_MARGIN"] == 80
+
+
+def test_the_playing_uci_list_has_no_tuning_option() -> None:
+    assert tuning_options() == ()
+    for research in (False, True):
+        lines: list[str] = []
+        Session(lines.append, research=research).uci([])
+        assert not [line for line in lines if line.split()[2:3] and line.split()[2] in PARAMS_BY_NAME]
+    assert all(o.group != TUNING for o in Session(print).options)
+
+
+@pytest.mark.parametrize("tune", [False, True])
+def test_the_header_defines_each_constant_once(tune: bool) -> None:
+    text = header(tune)
+    for p in SEARCH_PARAMS:
+        defines = re.findall(rf"^#define {p.name} (.+)$", text, re.M)
+        assert defines == [f"nmm_tune_{p.name}" if tune else f"({p.default!r})"], p.name
+        assert (f"static {p.c_type} nmm_tune_{p.name} = ({p.default!r});" in text) == tune, p.name
+        assert f"    {p.c_type} {p.name}\n" in pxi()
+    assert f"#define NMM_TUNE {int(tune)}" in text
+
+
+def test_the_build_flag() -> None:
+    assert tune_from_env({"NMM_TUNE": "1"}) and not tune_from_env({}) and not tune_from_env({"NMM_TUNE": "0"})
+
+
+def test_spsa_params_are_in_uci_units() -> None:
+    from engine.tools.tune import parse_param
+    for p in SEARCH_PARAMS:
+        parsed = parse_param(p.spsa())
+        assert (parsed.name, parsed.start, parsed.lo, parsed.hi) == (p.name, p.uci_default, p.uci_min, p.uci_max)
+
+
+# --- the tuning build (slow: the core is compiled again) --------------------------------
+
+def tuning_copy(folder: Path) -> Path:
+    """The working tree's sources in ``folder``, built with NMM_TUNE=1 (the
+    playing build's files beside it are not touched)."""
+    for name in ("setup.py", "uci_main.py", "pyproject.toml"):
+        shutil.copy(REPO / name, folder / name)
+    ignore = shutil.ignore_patterns("*.so", "*.c", "__pycache__", "search_params.h", "search_params.pxi")
+    for name in ("engine", "ext", "nets"):
+        shutil.copytree(REPO / name, folder / name, ignore=ignore)
+    env = {**os.environ, "NMM_TUNE": "1"}
+    subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace", "-q"], cwd=folder, env=env,
+                   check=True, capture_output=True)
+    return folder
+
+
+def engine_says(folder: Path, *lines: str) -> list[str]:
+    done = subprocess.run([sys.executable, "uci_main.py"], cwd=folder, input="\n".join(lines) + "\nquit\n",
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    return done.stdout.splitlines()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1800)
+def test_the_tuning_build_at_its_defaults_is_the_playing_build(tmp_path: Path) -> None:
+    folder = tuning_copy(tmp_path)
+    out = engine_says(folder, "uci", "bench")
+    options = [line for line in out if line.startswith("option name ")]
+    for p in SEARCH_PARAMS:
+        assert f"option name {p.name} type spin default {p.uci_default} min {p.uci_min} max {p.uci_max}" in options
+    assert out[-1].split()[0] == str(BENCH_SIGNATURE)
+    changed = engine_says(folder, "setoption name RFP_MARGIN value 100", "bench")
+    assert changed[-1].split()[0] != str(BENCH_SIGNATURE)
+    refused = engine_says(folder, "setoption name RFP_MARGIN value 1000", "bench")
+    assert any(line.startswith("info string error") for line in refused)
+    assert refused[-1].split()[0] == str(BENCH_SIGNATURE)
+    # The reduction table follows LMR_BASE and LMR_DIVISOR.
+    lmr = engine_says(folder, "setoption name LMR_DIVISOR value 200", "bench")
+    assert lmr[-1].split()[0] != str(BENCH_SIGNATURE)
