@@ -124,6 +124,8 @@ SEARCH_PARAMS: tuple[SearchParam, ...] = (
     _p("FUTILITY_DEPTH", 3, 1, 8, 1, _PRUNE, "futility pruning at this depth or less"),
     _p("FUTILITY_BASE", 60, 0, 200, 10, _PRUNE, "futility: a quiet move with eval + base + margin * depth ..."),
     _p("FUTILITY_MARGIN", 100, 40, 250, 10, _PRUNE, "... at or below alpha (and no check) is skipped"),
+    _p("FUTILITY_IMPROVING", 0, 0, 120, 6, _PRUNE, "futility: added to the margin where the eval is improving "
+       "(0: none yet, for the tuner to try)"),
     _p("HISTORY_PRUNE_DEPTH", 4, 1, 8, 1, _PRUNE, "HistoryPruning (off by default) at this depth or less ..."),
     _p("HISTORY_PRUNE_MARGIN", 4000, 1000, 12000, 400, _PRUNE,
        "... skips a quiet move whose statistics are below -margin * (depth - 1)"),

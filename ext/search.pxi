@@ -512,7 +512,8 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
         if s.opt.futility and not is_pv and not check and not noisy and best > -MATE_BOUND:
             if depth <= LMP_DEPTH and quiets >= lmp_limit(s, &picker, depth, improving):
                 continue                # late-move pruning
-            futile = depth <= FUTILITY_DEPTH and eval + FUTILITY_BASE + FUTILITY_MARGIN * depth <= alpha
+            futile = (depth <= FUTILITY_DEPTH and eval + FUTILITY_BASE + FUTILITY_MARGIN * depth
+                      + (FUTILITY_IMPROVING if improving else 0) <= alpha)
         if (s.opt.history_lmr or s.opt.history_pruning) and not noisy:
             stat = stat_score(s, pos, m, ply)      # read once: the pruning and the reduction share it
         # History pruning: near the leaves, a late quiet move that the
