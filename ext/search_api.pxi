@@ -1045,6 +1045,19 @@ cdef class Searcher:
         evaluation in use (the TD net's through its cache, the NNUE's
         through the main search's accumulators)."""
         return static_eval(self.s, &board.pos)
+        cdef const uint8_t[:, ::1] raw = array.view(np.uint8).reshape(n, SP_RECORD_SIZE)
+        cdef int32_t[::1] scores = out
+        cdef Position pos
+        cdef const SelfplayRecord* r
+        for i in range(n):
+            r = <const SelfplayRecord*>&raw[i, 0]
+            if popcount(r.occupancy) > 32 or not r.occupancy:
+                raise ValueError(f"record {i} holds no position the engine accepts")
+        with nogil:
+            for i in range(n):
+                unpack_position(<const SelfplayRecord*>&raw[i, 0], &pos)
+                scores[i] = static_eval(self.s, &pos)
+        return out
 
 
 def eval_trace(Board board) -> dict:

@@ -126,6 +126,23 @@ cdef void pack_position(const Position* pos, SelfplayRecord* r) noexcept nogil:
     r.castle_ep = pos.castling | ((SP_EP_PRESENT | (file_of(pos.ep) << 4)) if pos.ep >= 0 else 0)
 
 
+cdef void unpack_position(const SelfplayRecord* r, Position* pos) noexcept nogil:
+    """A record's men and side to move in ``pos``: what a static evaluation
+    reads (castling rights and en passant are left out)."""
+    cdef u64 occ = r.occupancy
+    cdef int i = 0, sq
+    clear_position(pos)
+    while occ:
+        sq = pop_lsb(&occ)
+        put_piece(pos, (r.pieces[i >> 1] >> (4 * (i & 1))) & 15, sq)
+        i += 1
+    pos.king[WHITE] = lsb(pos.pieces[KING]) if pos.pieces[KING] else -1
+    pos.king[BLACK] = lsb(pos.pieces[KING + 6]) if pos.pieces[KING + 6] else -1
+    pos.stm = BLACK if r.flags & SPF_BLACK else WHITE
+    pos.fullmove = r.ply // 2 + 1
+    pos.key = compute_key(pos)
+
+
 cdef void search_move(ThreadGroup* g, int threads, pthread_t* ids, const Position* pos,
                       const SelfplayGame* spec) noexcept nogil:
     """Search ``pos`` as ``begin`` then ``run`` would, to the game's node limits, without reports."""
@@ -242,3 +259,45 @@ def selfplay_game(Searcher searcher, Board start, uint8_t[:, ::1] out, soft_node
         free(game)
         free(white_scores)
     return spec.n, spec.result, spec.end, spec.nodes
+
+
+def evaluate_records(Searcher searcher, records) -> "np.ndarray":
+    """``searcher``'s static evaluation in use (as Searcher.evaluate: the
+    handwritten one, or its TD net or NNUE) of every self-play record
+    (engine/data/selfplay.py RECORD), int32 centipawns from the side to
+    move's view: a trainer's teacher and baseline, without a Board from
+    Python for each. The records must hold positions the engine accepts (one
+    king a side, at most 32 men), as self-play writes them."""
+    import numpy as np
+    from engine.data.selfplay import RECORD
+    array = np.ascontiguousarray(records)
+    if array.dtype != RECORD:
+        raise ValueError(f"records of dtype {array.dtype}, expected the self-play RECORD")
+    cdef long n = len(array), i
+    out = np.zeros(n, np.int32)
+    if n == 0:
+        return out
+    cdef const uint8_t[:, ::1] raw = array.view(np.uint8).reshape(n, SP_RECORD_SIZE)
+    cdef int32_t[::1] scores = out
+    cdef Position pos
+    cdef const SelfplayRecord* r
+    for i in range(n):
+        r = <const SelfplayRecord*>&raw[i, 0]
+        if (popcount(r.occupancy) > 32 or popcount(r.occupancy) < 2
+                or not _kings_in(r, popcount(r.occupancy))):
+            raise ValueError(f"record {i} holds no position the engine accepts (one king a side)")
+    with nogil:
+        for i in range(n):
+            unpack_position(<const SelfplayRecord*>&raw[i, 0], &pos)
+            scores[i] = static_eval(searcher.s, &pos)
+    return out
+
+
+cdef bint _kings_in(const SelfplayRecord* r, int men) noexcept nogil:
+    """One white and one black king among a record's ``men`` piece codes."""
+    cdef int i, code, white = 0, black = 0
+    for i in range(men):
+        code = (r.pieces[i >> 1] >> (4 * (i & 1))) & 15
+        white += code == KING
+        black += code == KING + 6
+    return white == 1 and black == 1

@@ -288,3 +288,35 @@ def test_every_keeps_the_same_games_and_fewer_of_their_positions(games, tmp_path
     even = int((data.rows["ply"][train] % 2 == 0).sum())
     assert half["train_positions"] == even and 0 < even < full["train_positions"] == len(train)
     assert half["validation_positions"] == full["validation_positions"]
+
+
+def test_the_cores_record_evaluation_is_the_boards(games):
+    from engine._core import Board, Searcher, evaluate_records
+    records = all_records(games)
+    searcher = Searcher(hash_mb=1)
+    fast = evaluate_records(searcher, records)
+    assert fast.dtype == np.int32 and len(fast) == len(records) > 100
+    assert fast.tolist() == [searcher.evaluate(Board(sp.decode(r))) for r in records]
+    assert len(set(fast.tolist())) > 50            # scores of many positions, not one repeated
+    with pytest.raises(ValueError, match="RECORD"):
+        evaluate_records(searcher, np.zeros(3, np.int64))
+    kingless = records[:1].copy()
+    kingless["occupancy"] = 1                       # one man, a white pawn on a1: no kings
+    kingless["pieces"] = 0
+    with pytest.raises(ValueError, match="one king a side"):
+        evaluate_records(searcher, kingless)
+
+
+def test_the_teacher_blends_training_targets_only(games, tmp_path):
+    target = np.array([0.1, 0.5, 0.9, 0.3], np.float32)
+    teacher = np.array([0.9, 0.5, 0.1, 0.7], np.float32)
+    blended = nnue.with_teacher(target, teacher, 0.25, np.array([0, 2]))
+    assert blended.tolist() == pytest.approx([0.3, 0.5, 0.7, 0.3])
+    plain = nnue.train([games], tmp_path / "p.npz", small_config(epochs=1), log=quiet)
+    taught = nnue.train([games], tmp_path / "t.npz", small_config(epochs=1, teacher=1.0), log=quiet)
+    assert taught["baseline"] == plain["baseline"]          # validation: the same lambda-targets
+    assert taught["history"][0]["train"] != plain["history"][0]["train"]
+    assert load_nnue(tmp_path / "t.npz").info["teacher"] == 1.0
+    # with the teacher alone, the net learns the handwritten evaluation: the loss against it falls
+    longer = nnue.train([games], tmp_path / "t4.npz", small_config(epochs=4, teacher=1.0), log=quiet)
+    assert longer["history"][-1]["train"] < longer["history"][0]["train"]

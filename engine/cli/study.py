@@ -253,19 +253,22 @@ def study_clock(pgns: tuple[str, ...], out: str | None) -> None:
 @click.option("--mirror/--no-mirror", default=True, show_default=True)
 @click.option("--batches", type=click.IntRange(0), default=0, show_default=True,
               help="Read the first N batches of each folder (0: as many as the smallest folder has now).")
+@click.option("--teacher", type=click.FloatRange(0, 1), default=0.0, show_default=True,
+              help="The handwritten evaluation's weight in the training targets (train nnue --teacher).")
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--nets", type=click.Path(file_okay=False), default="var/nnue/scaling", show_default=True,
               help="Where the nets go.")
 @click.option("--out", type=click.Path(dir_okay=False), help="Write the report here too.")
 def study_nnue_scaling(folders: tuple[str, ...], sizes: str, hidden: str, lam: float, epochs: int, wd: float,
-                       mirror: bool, batches: int, seed: int, nets: str, out: str | None) -> None:
+                       mirror: bool, batches: int, teacher: float, seed: int, nets: str, out: str | None) -> None:
     """The NNUE's validation loss against the handwritten evaluation's, by training positions."""
     import shlex
     import sys
 
     from engine.study.nnue_scaling import report, scaling
     from engine.train.nnue import Config
-    config = Config(lam=lam, hidden=int(hidden), epochs=epochs, wd=wd, mirror=mirror, batches=batches, seed=seed)
+    config = Config(lam=lam, hidden=int(hidden), epochs=epochs, wd=wd, mirror=mirror, batches=batches,
+                    teacher=teacher, seed=seed)
     try:
         rows = scaling([Path(f) for f in folders], [int(s) for s in sizes.split(",")], config, Path(nets),
                        log=click.echo)

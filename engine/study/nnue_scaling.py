@@ -24,7 +24,8 @@ def scaling(folders: list[Path], sizes: list[int], config: nnue.Config, out: Pat
     config = replace(config, batches=config.batches or min(len(batch_paths(Path(f))) for f in folders))
     rows = []
     for size in sizes:
-        name = f"scale_{size or 'all'}_h{config.hidden}_l{config.lam}{'_m' if config.mirror else ''}_b{config.batches}.npz"
+        name = (f"scale_{size or 'all'}_h{config.hidden}_l{config.lam}{'_m' if config.mirror else ''}"
+                f"{f'_t{config.teacher:g}' if config.teacher else ''}_b{config.batches}.npz")
         summary = nnue.train(folders, out / name, replace(config, train_positions=size), log=lambda _: None)
         base, val = summary["baseline"], [h["validation"] for h in summary["history"]]
         rows.append({"positions": summary["train_positions"] // (2 if config.mirror else 1),
@@ -40,7 +41,8 @@ def report(rows: list[dict], config: nnue.Config, command: str) -> list[str]:
     """The table (markdown) with the settings and the command."""
     lines = [f"`{command}`", "",
              f"H {config.hidden}, λ {config.lam}, {config.epochs} epochs, wd {config.wd}, "
-             f"mirror {'on' if config.mirror else 'off'}, seed {config.seed}; the data: the first "
+             f"mirror {'on' if config.mirror else 'off'}, teacher {config.teacher:g}, seed {config.seed}; "
+             "the data: the first "
              f"{rows[0]['batches'] if rows else 0} batches of each folder, {rows[0]['games'] if rows else 0:,} "
              "games, whose validation games are the same for every row.", "",
              "| training positions | net's validation loss | handwritten evaluation's | ratio | search's own score |",

@@ -15,6 +15,10 @@ The steps, each stated in the net file's header:
    z the result for the side to move in the position after the last record,
    G_T = z and G_t = (1 - lambda) v_t + lambda (1 - G_{t+1}). lambda 0 is the
    search's own score, lambda 1 the result.
+   With ``teacher`` w > 0 the training targets become (1 - w) G_t +
+   w sigmoid(h_t / K), h_t the handwritten evaluation's static score: a
+   first net learns from few games what the written evaluation knows, and
+   from the games what the search found beyond it (validation stays G_t).
 4. **The filters**, then: positions in check, whose move captures or
    promotes, with |score| above the cap (mates too), or before the minimum
    ply, are not trained on (their values still went into their games' targets).
@@ -50,8 +54,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.data.selfplay import (BLACK, CHECK, MATE_BOUND, NOISY, RESULT_SHIFT, batch_paths, decode, game_starts,
-                                  read_batch)
+from engine.data.selfplay import BLACK, CHECK, MATE_BOUND, NOISY, RESULT_SHIFT, batch_paths, game_starts, read_batch
 from engine.evaluation.nnue import BUCKETS, CLIP, INPUTS, feature, quantise, save_nnue
 from engine.train.td import fit_log_scale
 
@@ -80,6 +83,7 @@ class Config:
                                 # the validation games stay those of the whole data (study nnue-scaling)
     every: int = 1              # train on the positions of every N-th ply only: the same games, fewer
                                 # positions of each (does the net want more positions, or more games?)
+    teacher: float = 0.0        # the handwritten evaluation's weight in the training targets (see with_teacher)
 
 
 # --- the inputs -------------------------------------------------------------
@@ -278,10 +282,18 @@ def mirrored(feats: np.ndarray) -> np.ndarray:
 
 def handwritten_scores(rows: np.ndarray) -> np.ndarray:
     """The handwritten evaluation's static score (cp, side to move) of each record:
-    the number a net has to beat, on the same positions and targets."""
-    from engine._core import Board, Searcher
-    searcher = Searcher()
-    return np.array([searcher.evaluate(Board(decode(r))) for r in rows], np.float64)
+    the number a net has to beat, on the same positions and targets, and the teacher."""
+    from engine._core import Searcher, evaluate_records
+    return evaluate_records(Searcher(hash_mb=1), rows).astype(np.float64)
+
+
+def with_teacher(target: np.ndarray, teacher: np.ndarray, weight: float, positions: np.ndarray) -> np.ndarray:
+    """The targets of ``positions`` blended with the teacher's values:
+    (1 - weight) G + weight sigmoid(hw / K); the others (the validation
+    positions) left the pure lambda-returns, so that losses stay comparable."""
+    out = np.array(target, np.float32)
+    out[positions] = (1.0 - weight) * target[positions] + weight * teacher[positions]
+    return out
 
 
 def split(data: Data, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -382,12 +394,13 @@ def train(folders: list[Path], out: Path, config: Config, checkpoint: Path | Non
     result = data.results()
     score = data.score[data.kept]
     k = config.k or fit_k(score[train_idx], result[train_idx])
-    target = data.targets(config.lam, k)
+    target = pure = data.targets(config.lam, k)
+    teacher = search_values(handwritten_scores(data.rows), k).astype(np.float32)
     val_feats, val_stm, val_bucket = data.feats[val_idx], data.stm[val_idx], data.bucket[val_idx]
     val_target, val_result = target[val_idx], result[val_idx]
     searched = search_values(score[val_idx], k)
     baseline = {"result": mse(searched, val_result), "targets": mse(searched, val_target)}
-    static = search_values(handwritten_scores(data.rows[val_idx]), k)
+    static = teacher[val_idx].astype(np.float64)
     baseline |= {"handwritten_result": mse(static, val_result), "handwritten_targets": mse(static, val_target)}
     log(f"{len(train_idx):,} training positions, {len(val_idx):,} validation positions "
         f"({int(round(config.val_fraction * len(data.starts)))} games); K = {k:.1f} cp"
@@ -402,6 +415,10 @@ def train(folders: list[Path], out: Path, config: Config, checkpoint: Path | Non
         train_idx = train_idx[data.rows["ply"][train_idx] % config.every == 0]
     if config.train_positions:
         train_idx = train_idx[:config.train_positions]
+    if config.teacher:
+        target = with_teacher(pure, teacher, config.teacher, train_idx)
+        log(f"teacher: the training targets are {1 - config.teacher:g} lambda-return + {config.teacher:g} "
+            "the handwritten evaluation's sigmoid(score/K); validation stays the lambda-returns")
     feats, stm, bucket = data.feats, data.stm, data.bucket
     if config.mirror:           # the copies are appended; validation stays the real positions
         n = len(feats)
@@ -464,7 +481,7 @@ def train(folders: list[Path], out: Path, config: Config, checkpoint: Path | Non
     info = {"trainer": "nmm-chess train nnue (TD(lambda))", "command": command, "data": data.folders,
             "lambda": config.lam, "k": k, "epochs": config.epochs, "batch": config.batch, "lr": config.lr,
             "lr_end": config.lr_end, "lr_schedule": "half cosine", "wd": config.wd, "seed": config.seed,
-            "mirror": config.mirror, "filters": {"score_cap": config.score_cap, "min_ply": config.min_ply, "mates": "dropped",
+            "mirror": config.mirror, "teacher": config.teacher, "filters": {"score_cap": config.score_cap, "min_ply": config.min_ply, "mates": "dropped",
                         "in_check": "dropped", "captures_and_promotions": "dropped"},
             "val_fraction": config.val_fraction, "train_positions": int(len(train_idx)),
             "validation_positions": int(len(val_idx)),
