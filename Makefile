@@ -146,8 +146,10 @@ NET_NAME = $(basename $(notdir $(NET)))
 NET_ENGINE = "$(NMM):Eval=nnue,NnueFile=$(abspath $(NET))"
 nnue-screen: build
 	mkdir -p var/nnue/screen
+	@echo "# engines $(NMM): make nnue-screen NET=$(NET) SEED=$(or $(SEED),5) FROZEN=$(FROZEN)" \
+	    | tee var/nnue/screen/$(NET_NAME).log
 	$(PY) -m engine.cli match $(NET_ENGINE) $(NMM) --games $(or $(SCREEN_GAMES),60) --nodes 20000 \
-	    --seed $(or $(SEED),5) --pgn var/nnue/screen/$(NET_NAME).pgn | tee var/nnue/screen/$(NET_NAME).log
+	    --seed $(or $(SEED),5) --pgn var/nnue/screen/$(NET_NAME).pgn | tee -a var/nnue/screen/$(NET_NAME).log
 
 nnue-sprt: build
 	@echo "# engines $(NMM): make nnue-sprt NET=$(NET) SEED=$(or $(SEED),411) FROZEN=$(FROZEN)" \
