@@ -317,6 +317,11 @@ def test_the_teacher_blends_training_targets_only(games, tmp_path):
     assert taught["baseline"] == plain["baseline"]          # validation: the same lambda-targets
     assert taught["history"][0]["train"] != plain["history"][0]["train"]
     assert load_nnue(tmp_path / "t.npz").info["teacher"] == 1.0
+    # a net as the teacher (a later generation's): other targets, the same validation
+    by_net = nnue.train([games], tmp_path / "n.npz", small_config(epochs=1, teacher=1.0,
+                                                                   teacher_eval=str(tmp_path / "p.npz")), log=quiet)
+    assert by_net["baseline"] == plain["baseline"] and by_net["history"][0]["train"] != taught["history"][0]["train"]
+    assert load_nnue(tmp_path / "n.npz").info["teacher_eval"] == str(tmp_path / "p.npz")
     # with the teacher alone, the net learns the handwritten evaluation: the loss against it falls
     longer = nnue.train([games], tmp_path / "t4.npz", small_config(epochs=4, teacher=1.0), log=quiet)
     assert longer["history"][-1]["train"] < longer["history"][0]["train"]

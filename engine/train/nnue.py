@@ -16,9 +16,11 @@ The steps, each stated in the net file's header:
    G_T = z and G_t = (1 - lambda) v_t + lambda (1 - G_{t+1}). lambda 0 is the
    search's own score, lambda 1 the result.
    With ``teacher`` w > 0 the training targets become (1 - w) G_t +
-   w sigmoid(h_t / K), h_t the handwritten evaluation's static score: a
-   first net learns from few games what the written evaluation knows, and
-   from the games what the search found beyond it (validation stays G_t).
+   w sigmoid(h_t / K), h_t the teacher's static score: the handwritten
+   evaluation's, or (``teacher_eval``) a net's, the one that played a later
+   generation's games. A first net learns from few games what the written
+   evaluation knows, and from the games what the search found beyond it
+   (validation stays G_t).
 4. **The filters**, then: positions in check, whose move captures or
    promotes, with |score| above the cap (mates too), or before the minimum
    ply, are not trained on (their values still went into their games' targets).
@@ -83,7 +85,8 @@ class Config:
                                 # the validation games stay those of the whole data (study nnue-scaling)
     every: int = 1              # train on the positions of every N-th ply only: the same games, fewer
                                 # positions of each (does the net want more positions, or more games?)
-    teacher: float = 0.0        # the handwritten evaluation's weight in the training targets (see with_teacher)
+    teacher: float = 0.0        # the teacher's weight in the training targets (see with_teacher) ...
+    teacher_eval: str | None = None     # ... the handwritten evaluation, or the net of this file
 
 
 # --- the inputs -------------------------------------------------------------
@@ -280,11 +283,18 @@ def mirrored(feats: np.ndarray) -> np.ndarray:
     return np.where(feats >= 0, feats ^ 7, feats).astype(feats.dtype)
 
 
-def handwritten_scores(rows: np.ndarray) -> np.ndarray:
-    """The handwritten evaluation's static score (cp, side to move) of each record:
-    the number a net has to beat, on the same positions and targets, and the teacher."""
+def handwritten_scores(rows: np.ndarray, eval_file: Path | None = None) -> np.ndarray:
+    """The static score (cp, side to move) of each record by the handwritten
+    evaluation (the number a net has to beat, on the same positions and
+    targets, and the first net's teacher), or by the net of ``eval_file`` (a
+    TD net or an NNUE: a later generation's teacher, the evaluation that
+    played its games)."""
     from engine._core import Searcher, evaluate_records
-    return evaluate_records(Searcher(hash_mb=1), rows).astype(np.float64)
+    searcher = Searcher(hash_mb=1)
+    if eval_file is not None:
+        from engine.nets import load_evaluation
+        load_evaluation(Path(eval_file)).install(searcher)
+    return evaluate_records(searcher, rows).astype(np.float64)
 
 
 def with_teacher(target: np.ndarray, teacher: np.ndarray, weight: float, positions: np.ndarray) -> np.ndarray:
@@ -395,12 +405,14 @@ def train(folders: list[Path], out: Path, config: Config, checkpoint: Path | Non
     score = data.score[data.kept]
     k = config.k or fit_k(score[train_idx], result[train_idx])
     target = pure = data.targets(config.lam, k)
-    teacher = search_values(handwritten_scores(data.rows), k).astype(np.float32)
+    static = handwritten_scores(data.rows)
+    teacher = (search_values(handwritten_scores(data.rows, config.teacher_eval), k).astype(np.float32)
+               if config.teacher_eval else search_values(static, k).astype(np.float32))
     val_feats, val_stm, val_bucket = data.feats[val_idx], data.stm[val_idx], data.bucket[val_idx]
     val_target, val_result = target[val_idx], result[val_idx]
     searched = search_values(score[val_idx], k)
     baseline = {"result": mse(searched, val_result), "targets": mse(searched, val_target)}
-    static = teacher[val_idx].astype(np.float64)
+    static = search_values(static[val_idx], k)
     baseline |= {"handwritten_result": mse(static, val_result), "handwritten_targets": mse(static, val_target)}
     log(f"{len(train_idx):,} training positions, {len(val_idx):,} validation positions "
         f"({int(round(config.val_fraction * len(data.starts)))} games); K = {k:.1f} cp"
@@ -418,7 +430,8 @@ def train(folders: list[Path], out: Path, config: Config, checkpoint: Path | Non
     if config.teacher:
         target = with_teacher(pure, teacher, config.teacher, train_idx)
         log(f"teacher: the training targets are {1 - config.teacher:g} lambda-return + {config.teacher:g} "
-            "the handwritten evaluation's sigmoid(score/K); validation stays the lambda-returns")
+            f"sigmoid(score/K) of {config.teacher_eval or 'the handwritten evaluation'}; validation stays the "
+            "lambda-returns")
     feats, stm, bucket = data.feats, data.stm, data.bucket
     if config.mirror:           # the copies are appended; validation stays the real positions
         n = len(feats)
@@ -481,7 +494,8 @@ def train(folders: list[Path], out: Path, config: Config, checkpoint: Path | Non
     info = {"trainer": "nmm-chess train nnue (TD(lambda))", "command": command, "data": data.folders,
             "lambda": config.lam, "k": k, "epochs": config.epochs, "batch": config.batch, "lr": config.lr,
             "lr_end": config.lr_end, "lr_schedule": "half cosine", "wd": config.wd, "seed": config.seed,
-            "mirror": config.mirror, "teacher": config.teacher, "filters": {"score_cap": config.score_cap, "min_ply": config.min_ply, "mates": "dropped",
+            "mirror": config.mirror, "teacher": config.teacher,
+            "teacher_eval": config.teacher_eval and str(config.teacher_eval), "filters": {"score_cap": config.score_cap, "min_ply": config.min_ply, "mates": "dropped",
                         "in_check": "dropped", "captures_and_promotions": "dropped"},
             "val_fraction": config.val_fraction, "train_positions": int(len(train_idx)),
             "validation_positions": int(len(val_idx)),
