@@ -116,15 +116,17 @@ selfplay: build
 # The NNUE evaluation trained by TD(lambda) on the self-play records (issue 41 part 3,
 # engine/train/nnue.py, reports/nnue/README.md): a checkpoint after every epoch, a rerun goes on
 # from it (--resume); beside the net its learning curve (.curve.png) and summary (.json).
-# NNUE_DATA may name several folders.
+# NNUE_DATA may name several folders. The defaults are the best recipe so far (reports/nnue:
+# H 128, lambda 0.8, wd 0.1, mirrored positions, half the target from the handwritten evaluation).
 NNUE_DATA ?= var/selfplay/n5000_s1
-LAMBDA ?= 0.5
-NNUE_HIDDEN ?= 256
-EPOCHS ?= 10
-NNUE_OUT ?= var/nnue/nnue_l$(LAMBDA).npz
+LAMBDA ?= 0.8
+NNUE_HIDDEN ?= 128
+EPOCHS ?= 12
+TEACHER ?= 0.5
+NNUE_OUT ?= var/nnue/nnue_l$(LAMBDA)_t$(TEACHER)_h$(NNUE_HIDDEN).npz
 nnue-net: build
 	$(PY) -m engine.cli train nnue $(foreach d,$(NNUE_DATA),--data $(d)) --lam $(LAMBDA) --hidden $(NNUE_HIDDEN) \
-	    --epochs $(EPOCHS) --seed $(or $(SEED),1) --out $(NNUE_OUT) --resume
+	    --epochs $(EPOCHS) --wd 0.1 --mirror --teacher $(TEACHER) --seed $(or $(SEED),1) --out $(NNUE_OUT) --resume
 
 # The trainer's speed (positions a second, one thread) at 256 and 128 hidden units.
 nnue-bench: build
