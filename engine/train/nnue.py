@@ -405,14 +405,14 @@ def train(folders: list[Path], out: Path, config: Config, checkpoint: Path | Non
     score = data.score[data.kept]
     k = config.k or fit_k(score[train_idx], result[train_idx])
     target = pure = data.targets(config.lam, k)
-    static = handwritten_scores(data.rows)
-    teacher = (search_values(handwritten_scores(data.rows, config.teacher_eval), k).astype(np.float32)
-               if config.teacher_eval else search_values(static, k).astype(np.float32))
+    hand = search_values(handwritten_scores(data.rows), k)        # the baseline, and the first teacher
+    teacher = (search_values(handwritten_scores(data.rows, config.teacher_eval), k) if config.teacher_eval
+               else hand).astype(np.float32)
     val_feats, val_stm, val_bucket = data.feats[val_idx], data.stm[val_idx], data.bucket[val_idx]
     val_target, val_result = target[val_idx], result[val_idx]
     searched = search_values(score[val_idx], k)
     baseline = {"result": mse(searched, val_result), "targets": mse(searched, val_target)}
-    static = search_values(static[val_idx], k)
+    static = hand[val_idx]
     baseline |= {"handwritten_result": mse(static, val_result), "handwritten_targets": mse(static, val_target)}
     log(f"{len(train_idx):,} training positions, {len(val_idx):,} validation positions "
         f"({int(round(config.val_fraction * len(data.starts)))} games); K = {k:.1f} cp"
