@@ -301,3 +301,95 @@ cdef bint _kings_in(const SelfplayRecord* r, int men) noexcept nogil:
         white += code == KING
         black += code == KING + 6
     return white == 1 and black == 1
+
+
+def game_records(Searcher searcher, Board start, list moves, int result, uint8_t[:, ::1] out,
+                 soft_nodes: int = 0) -> int:
+    """The records of a game played elsewhere (a PGN's): a record per move of
+    ``moves`` (UCI) from ``start`` (left as it is), in the layout
+    ``selfplay_game`` writes, the flags' result bits ``result`` (White's view:
+    0 loss, 1 draw, 2 win). The score is ``searcher``'s: its static evaluation
+    with ``soft_nodes`` 0, else a search to that soft node limit (four times
+    as many at most). Returns the records written; ValueError on an illegal
+    move, before any search.
+
+    >>> import numpy as np
+    >>> out = np.zeros((2, 32), np.uint8)
+    >>> game_records(Searcher(1), Board(), ["e2e4", "e7e5"], 1, out)
+    2
+    """
+    cdef Py_ssize_t n = len(moves), i
+    if not 0 <= result <= 2:
+        raise ValueError(f"result must be 0, 1 or 2, not {result}")
+    if out.shape[1] != SP_RECORD_SIZE or out.shape[0] < n:
+        raise ValueError(f"out must be ({n} or more, {SP_RECORD_SIZE}) bytes, not {tuple(out.shape)}")
+    if soft_nodes < 0:
+        raise ValueError("soft_nodes must be 0 (static evaluation) or positive")
+    cdef Board board = start.copy()
+    cdef Move* played = <Move*>malloc(max(n, 1) * sizeof(Move))
+    if played == NULL:
+        raise MemoryError
+    try:                                # every move parsed first: an illegal one costs no search
+        for i in range(n):
+            played[i] = board._parse(moves[i])
+            if played[i] == 0:
+                raise ValueError(f"illegal move {moves[i]!r} in {board.fen()}")
+            if board.pos.hist_len >= HISTORY_CAP - MAX_PLY - 8:
+                compact_history(&board.pos)
+            make_move(&board.pos, played[i])
+    except BaseException:
+        free(played)
+        raise
+    cdef SelfplayGame spec
+    spec.soft_nodes = soft_nodes
+    spec.hard_nodes = 4 * soft_nodes
+    cdef Position* game = <Position*>malloc(sizeof(Position))
+    if game == NULL:
+        free(played)
+        raise MemoryError
+    game[0] = start.pos
+    searcher._renew_helper_caches()
+    cdef void* owner = searcher.s.owner
+    searcher.s.owner = NULL
+    try:
+        with nogil:
+            replay_game(&searcher.group, searcher.n_threads, searcher.threads, game, played, n, result,
+                        <SelfplayRecord*>&out[0, 0], &spec)
+    finally:
+        searcher.s.owner = owner
+        searcher.s.limits.soft_nodes = 0
+        free(game)
+        free(played)
+    return n
+
+
+cdef void replay_game(ThreadGroup* g, int threads, pthread_t* ids, Position* game, const Move* played,
+                      Py_ssize_t n, int result, SelfplayRecord* out, SelfplayGame* spec) noexcept nogil:
+    """A record per move of ``played`` from ``game``: scored by a search to
+    ``spec``'s node limits, or statically when they are 0."""
+    cdef Search* best
+    cdef RootMove* rm
+    cdef SelfplayRecord* r
+    cdef Py_ssize_t i
+    cdef int score
+    forget_lines(g.members[0])
+    for i in range(n):
+        if game.hist_len > HISTORY_CAP - MAX_PLY - 8:
+            compact_history(game)
+        if spec.soft_nodes:
+            search_move(g, threads, ids, game, spec)
+            best = chosen_thread(g)
+            rm = &best.root[0]
+            score = rm.prev_score if rm.prev_score != -INFINITE else rm.score
+        else:
+            score = static_eval(g.members[0], game)
+        r = &out[i]
+        pack_position(game, r)
+        r.score = <int16_t>max(-MATE, min(MATE, score))
+        r.move = played[i]
+        r.ply = <uint16_t>position_ply(game)
+        r.flags = ((game.stm * SPF_BLACK) | (in_check(game) * SPF_CHECK) | (is_noisy(game, played[i]) * SPF_NOISY)
+                   | (result << SPF_RESULT_SHIFT))
+        if i == 0:
+            r.flags |= SPF_FIRST
+        make_move(game, played[i])

@@ -202,6 +202,34 @@ def data_cutoffs(positions: str, out: str, depth: int, min_depth: int, min_ply: 
                f"({ran} batches run now)")
 
 
+@data.command("pgn-records")
+@click.argument("pgn", type=click.Path(exists=True, dir_okay=False))
+@click.option("--out", type=click.Path(file_okay=False), required=True,
+              help="The folder of batch files and job.json; a rerun continues it.")
+@click.option("--nodes", type=click.IntRange(0), default=1, show_default=True,
+              help="Each position's score: a search to this soft node limit (1: the first iteration); "
+                   "0: the static evaluation.")
+@click.option("--batch-games", type=click.IntRange(1), default=1000, show_default=True, help="Games per batch file.")
+@click.option("--min-elo", type=click.IntRange(0), default=0, show_default=True,
+              help="Only games whose players are both rated this or more (0: all).")
+@click.option("--max-games", type=click.IntRange(0), default=0, show_default=True,
+              help="Only the file's first this many games (0: all).")
+@click.option("--workers", "-j", type=click.IntRange(1), default=1, show_default=True, help="Local processes.")
+def data_pgn_records(pgn: str, out: str, nodes: int, batch_games: int, min_elo: int, max_games: int,
+                     workers: int) -> None:
+    """The games of a PGN file as records in the self-play format (each
+    position scored by the engine, the PGN's result), for 'train nnue
+    --extra'. TWIC files (the outside test set) are refused."""
+    import json
+
+    from engine.data.pgn_records import convert
+    try:
+        summary = convert(Path(pgn), Path(out), batch_games, nodes, min_elo, max_games, workers)
+    except ValueError as e:
+        raise click.ClickException(str(e)) from None
+    click.echo(json.dumps(summary, indent=2))
+
+
 @data.command("selfplay")
 @click.option("--out", type=click.Path(file_okay=False), default="var/selfplay/default", show_default=True,
               help="The folder of batch files (batch_000000.bin, ...) and job.json; a rerun continues it.")

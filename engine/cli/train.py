@@ -235,6 +235,9 @@ def train_tdleaf(start: str, games_file: str, data_folder: str | None, out: str,
 @click.option("--data", "folders", multiple=True, type=click.Path(file_okay=False), default=["var/selfplay/n5000_s1"],
               show_default=True, help="A self-play folder (from 'nmm-chess data selfplay'; repeatable): its "
                                       "complete batches are read.")
+@click.option("--extra", "extra", multiple=True, type=click.Path(exists=True, file_okay=False),
+              help="A folder of records of games played elsewhere ('nmm-chess data pgn-records'; repeatable): "
+                   "trained on beside --data, never held back for validation.")
 @click.option("--out", type=click.Path(dir_okay=False), default="var/nnue/nnue.npz", show_default=True,
               help="The net file; beside it .curve.png (the learning curve) and .json (the summary).")
 @click.option("--checkpoint", type=click.Path(dir_okay=False), default=None,
@@ -282,7 +285,8 @@ def train_tdleaf(start: str, games_file: str, data_folder: str | None, out: str,
 def train_nnue(folders: tuple[str, ...], out: str, checkpoint: str | None, resume: bool, lam: float, hidden: str,
                epochs: int, batch: int, lr: float, lr_end: float, wd: float, seed: int, k: float | None,
                score_cap: int, min_ply: int, val_fraction: float, max_positions: int, mirror: bool, teacher: float,
-               teacher_eval: str | None, every: int, batches: int, stop_after: int | None, bench: bool) -> None:
+               teacher_eval: str | None, every: int, batches: int, stop_after: int | None, bench: bool,
+               extra: tuple[str, ...] = ()) -> None:
     """The NNUE evaluation trained by TD(lambda) on the engine's own games (engine/train/nnue.py)."""
     import json
     import shlex
@@ -301,7 +305,8 @@ def train_nnue(folders: tuple[str, ...], out: str, checkpoint: str | None, resum
                              batches=batches)
         command = " ".join(["nmm-chess train nnue"] + [shlex.quote(a) for a in sys.argv[3:]])
         summary = nnue.train([Path(f) for f in folders], Path(out), config, Path(checkpoint) if checkpoint else None,
-                             resume, log=click.echo, stop_after=stop_after, command=command)
+                             resume, log=click.echo, stop_after=stop_after, command=command,
+                             extra=[Path(f) for f in extra])
     except ValueError as e:
         raise click.ClickException(str(e)) from None
     click.echo(json.dumps({k2: v for k2, v in summary.items() if k2 not in ("history", "params", "config")},

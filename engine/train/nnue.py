@@ -193,6 +193,8 @@ class Data:
     rows: np.ndarray            # (N,) RECORD: the kept records, for the handwritten baseline
     folders: list[dict] = field(default_factory=list)
     signature: str = ""
+    own_games: int = -1         # games of the first folders (the --data ones); those after are --extra games,
+                                # trained on and never held back for validation (-1: all are own games)
 
     def targets(self, lam: float, k: float) -> np.ndarray:
         """The lambda-returns of the kept positions (float32)."""
@@ -207,25 +209,33 @@ class Data:
 
 
 def load(folders: list[Path], score_cap: int = 2000, min_ply: int = 8, max_positions: int = 0, batches: int = 0,
-         log=print) -> Data:
+         log=print, extra: list[Path] = ()) -> Data:
     """Every complete batch of ``folders`` (what batch_paths lists), in order,
-    until ``max_positions`` kept positions (0: all)."""
+    until ``max_positions`` kept positions (0: all), then every batch of the
+    ``extra`` folders (records of games played elsewhere: data pgn-records)."""
     parts: dict[str, list] = {k: [] for k in ("score", "flags", "starts", "kept", "game", "feats", "stm", "bucket",
                                               "rows")}
     records_seen = games_seen = kept_seen = 0
     digest = hashlib.sha256()
     info = []
-    for folder in folders:
-        paths = batch_paths(Path(folder))[:batches or None]     # batches: a fixed view of a folder still growing
+    own_games = -1
+    for number, folder in enumerate([*folders, *extra]):
+        is_extra = number >= len(folders)
+        if is_extra and own_games < 0:
+            own_games = games_seen
+        paths = batch_paths(Path(folder))       # batches: a fixed view of a folder still growing
+        paths = paths if is_extra else paths[:batches or None]
         if not paths:
             raise ValueError(f"{folder} holds no self-play batches (batch_*.bin): make them with "
                              "'nmm-chess data selfplay'")
         entry = {"folder": str(folder), "batches": 0, "games": 0, "positions": 0, "kept": 0, "evaluations": []}
+        if is_extra:
+            entry["extra"] = True
         for path in paths:
-            if max_positions and kept_seen >= max_positions:
+            if max_positions and kept_seen >= max_positions and not is_extra:
                 break
             header, records = read_batch(path)
-            digest.update(f"{Path(folder).name}/{path.name}:".encode())
+            digest.update(f"{'extra:' if is_extra else ''}{Path(folder).name}/{path.name}:".encode())
             digest.update(json.dumps(header, sort_keys=True).encode())
             if not len(records):
                 continue
@@ -258,14 +268,16 @@ def load(folders: list[Path], score_cap: int = 2000, min_ply: int = 8, max_posit
     cat = {k: np.concatenate(v) for k, v in parts.items()}
     starts = cat["starts"].astype(np.int64)
     ends = np.append(starts[1:], records_seen)
-    n = min(len(cat["kept"]), max_positions) if max_positions else len(cat["kept"])
-    if n < len(cat["kept"]):
-        info[-1]["kept"] -= len(cat["kept"]) - n
+    n = len(cat["kept"])
+    if max_positions and not extra and max_positions < n:
+        info[-1]["kept"] -= n - max_positions
+        n = max_positions
     data = Data(cat["score"], cat["flags"], starts, ends, cat["kept"][:n].astype(np.int64),
                 cat["game"][:n].astype(np.int64), np.ascontiguousarray(cat["feats"][:n]), cat["stm"][:n],
-                cat["bucket"][:n], cat["rows"][:n], info, digest.hexdigest()[:16])
+                cat["bucket"][:n], cat["rows"][:n], info, digest.hexdigest()[:16], own_games)
     log(f"data: {records_seen:,} positions of {games_seen:,} games in "
-        f"{sum(e['batches'] for e in info)} batches; {n:,} kept by the filters")
+        f"{sum(e['batches'] for e in info)} batches; {n:,} kept by the filters"
+        + (f"; {games_seen - own_games:,} of the games are --extra" if own_games >= 0 else ""))
     return data
 
 
@@ -307,10 +319,11 @@ def with_teacher(target: np.ndarray, teacher: np.ndarray, weight: float, positio
 
 
 def split(data: Data, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """(training positions, validation positions): validation games held back whole."""
-    games = len(data.starts)
-    held = np.zeros(games, bool)
-    held[np.random.default_rng([seed, 1]).permutation(games)[:int(round(fraction * games))]] = True
+    """(training positions, validation positions): validation games held back
+    whole, drawn from the own games only (the same ones with --extra folders or without)."""
+    own = data.own_games if data.own_games >= 0 else len(data.starts)
+    held = np.zeros(len(data.starts), bool)
+    held[np.random.default_rng([seed, 1]).permutation(own)[:int(round(fraction * own))]] = True
     val = held[data.game]
     return np.flatnonzero(~val).astype(np.int64), np.flatnonzero(val).astype(np.int64)
 
@@ -382,7 +395,7 @@ def resumable(config: Config) -> dict:
 
 
 def train(folders: list[Path], out: Path, config: Config, checkpoint: Path | None = None, resume: bool = False,
-          log=print, stop_after: int | None = None, command: str = "") -> dict:
+          log=print, stop_after: int | None = None, command: str = "", extra: list[Path] = ()) -> dict:
     """Train, checkpointing after every epoch; after the last, write the net to
     ``out`` with its curve and summary. ``stop_after``: end this run after that
     many epochs (a later ``resume`` goes on). Returns the summary."""
@@ -397,13 +410,14 @@ def train(folders: list[Path], out: Path, config: Config, checkpoint: Path | Non
     out = Path(out)
     checkpoint = Path(checkpoint) if checkpoint else out.with_suffix(".ckpt.npz")
     data = load([Path(f) for f in folders], config.score_cap, config.min_ply, config.max_positions,
-                config.batches, log)
+                config.batches, log, [Path(f) for f in extra])
     train_idx, val_idx = split(data, config.val_fraction, config.seed)
+    own_train = train_idx[data.game[train_idx] < data.own_games] if data.own_games >= 0 else train_idx
     if not len(train_idx) or not len(val_idx):
         raise ValueError(f"{len(train_idx)} training and {len(val_idx)} validation positions: too few games")
     result = data.results()
     score = data.score[data.kept]
-    k = config.k or fit_k(score[train_idx], result[train_idx])
+    k = config.k or fit_k(score[own_train], result[own_train])      # the own games' K, with --extra or without
     target = pure = data.targets(config.lam, k)
     hand = search_values(handwritten_scores(data.rows), k)        # the baseline, and the first teacher
     teacher = (search_values(handwritten_scores(data.rows, config.teacher_eval), k) if config.teacher_eval
@@ -415,7 +429,7 @@ def train(folders: list[Path], out: Path, config: Config, checkpoint: Path | Non
     static = hand[val_idx]
     baseline |= {"handwritten_result": mse(static, val_result), "handwritten_targets": mse(static, val_target)}
     log(f"{len(train_idx):,} training positions, {len(val_idx):,} validation positions "
-        f"({int(round(config.val_fraction * len(data.starts)))} games); K = {k:.1f} cp"
+        f"({len(np.unique(data.game[val_idx])):,} games); K = {k:.1f} cp"
         f"{' (given)' if config.k else ' (fitted)'}; lambda {config.lam}")
     log(f"baseline, the search's own score sigmoid(score/K) on the validation positions: "
         f"{baseline['result']:.5f} against the result, {baseline['targets']:.5f} against the lambda-targets")
