@@ -223,7 +223,9 @@ def test_training_lowers_the_loss_and_the_file_scores_as_the_float_net(games, tm
         assert np.abs(summary["params"][nnue.PARAMS.index(name)]).max() <= nnue.CLIP
 
     net = load_nnue(out)
-    assert net.hidden == 64 and net.scale == summary["k"]
+    assert net.hidden == 64 and net.scale == summary["scale"]
+    fit = net.info["scale_calibration"]
+    assert net.scale == (summary["k"] * fit["factor"] if fit["used"] else summary["k"])
     info = net.info
     assert info["lambda"] == 0.5 and info["epochs"] == 4 and info["seed"] == 3 and len(info["validation_loss"]) == 4
     assert info["data"][0]["games"] == 6 and info["data"][0]["evaluations"][0].startswith("handwritten:")
@@ -325,3 +327,20 @@ def test_the_teacher_blends_training_targets_only(games, tmp_path):
     # with the teacher alone, the net learns the handwritten evaluation: the loss against it falls
     longer = nnue.train([games], tmp_path / "t4.npz", small_config(epochs=4, teacher=1.0), log=quiet)
     assert longer["history"][-1]["train"] < longer["history"][0]["train"]
+
+
+def test_the_calibrated_scale_puts_the_net_on_the_handwritten_evaluations_scale(games, tmp_path):
+    summary = nnue.train([games], tmp_path / "c.npz", small_config(epochs=3), log=quiet)
+    data = nnue.load([games], min_ply=4, log=quiet)
+    _, val = nnue.split(data, 0.2, 3)
+    hand = nnue.handwritten_scores(data.rows[val])
+    scale, fit = nnue.calibrated_scale(summary["params"], data, val, summary["k"], hand)
+    y = nnue.forward(summary["params"], data.feats[val], data.stm[val], data.bucket[val]).astype(np.float64)
+    searched = data.score[data.kept[val]].astype(np.float64)
+    # the search's score regressed on the net's centipawns has the handwritten evaluation's slope
+    assert np.polyfit(y * summary["k"] * fit["factor"], searched, 1)[0] == pytest.approx(fit["slope_handwritten"],
+                                                                                       rel=1e-3)
+    assert fit["slope_handwritten"] == pytest.approx(np.polyfit(hand, searched, 1)[0], rel=1e-3)
+    assert scale == (summary["k"] * fit["factor"] if 0.5 <= fit["factor"] <= 2 else summary["k"])
+    plain = nnue.train([games], tmp_path / "n.npz", small_config(epochs=1, calibrate=False), log=quiet)
+    assert load_nnue(tmp_path / "n.npz").scale == plain["k"]

@@ -87,6 +87,7 @@ class Config:
                                 # positions of each (does the net want more positions, or more games?)
     teacher: float = 0.0        # the teacher's weight in the training targets (see with_teacher) ...
     teacher_eval: str | None = None     # ... the handwritten evaluation, or the net of this file
+    calibrate: bool = True      # the net's centipawns on the handwritten evaluation's scale (calibrated_scale)
 
 
 # --- the inputs -------------------------------------------------------------
@@ -369,6 +370,28 @@ def float_output(params: list[np.ndarray], white: np.ndarray, stm: int, men: int
                  + (np.clip(acc_them, 0, 1) ** 2 * out_weight[b, h:]).sum() + out_bias[b])
 
 
+def calibrated_scale(params: list[np.ndarray], data: Data, positions: np.ndarray, k: float,
+                     hand_cp: np.ndarray) -> tuple[float, dict]:
+    """The net's centipawns a unit of its output, on the handwritten
+    evaluation's scale: K times the ratio of the slopes of the search's score
+    regressed on the net's (y K) and on the handwritten evaluation's, over
+    ``positions`` (the validation positions, the engine's own games).
+
+    A net trained toward probabilities shrinks its scores toward 0 where it is
+    unsure, more than the handwritten evaluation does; the search's pruning
+    margins were set (and tuned) on the handwritten evaluation's centipawns,
+    and a net whose scores are 10% smaller meets margins 10% wider. Returns
+    (scale, the fit)."""
+    y = forward(params, data.feats[positions], data.stm[positions], data.bucket[positions]).astype(np.float64)
+    searched = data.score[data.kept[positions]].astype(np.float64)
+    slope_net = float(np.polyfit(y * k, searched, 1)[0])
+    slope_hand = float(np.polyfit(hand_cp.astype(np.float64), searched, 1)[0])
+    factor = slope_net / slope_hand
+    fit = {"positions": int(len(positions)), "slope_net": round(slope_net, 4),
+           "slope_handwritten": round(slope_hand, 4), "factor": round(factor, 4), "used": 0.5 <= factor <= 2}
+    return (k * factor if fit["used"] else k), fit      # beyond a factor of 2 the fit says more about the net
+
+
 def mse(prediction: np.ndarray, target: np.ndarray) -> float:
     return float(np.mean((np.asarray(prediction, np.float64) - target) ** 2)) if len(target) else float("nan")
 
@@ -391,7 +414,7 @@ def load_checkpoint(path: Path) -> tuple[list, list, list, dict]:
 
 def resumable(config: Config) -> dict:
     """What a checkpoint must agree on to be resumed (everything but the epochs)."""
-    return {k: v for k, v in asdict(config).items() if k != "epochs"}
+    return {k: v for k, v in asdict(config).items() if k not in ("epochs", "calibrate")}
 
 
 def train(folders: list[Path], out: Path, config: Config, checkpoint: Path | None = None, resume: bool = False,
@@ -419,7 +442,8 @@ def train(folders: list[Path], out: Path, config: Config, checkpoint: Path | Non
     score = data.score[data.kept]
     k = config.k or fit_k(score[own_train], result[own_train])      # the own games' K, with --extra or without
     target = pure = data.targets(config.lam, k)
-    hand = search_values(handwritten_scores(data.rows), k)        # the baseline, and the first teacher
+    hand_cp = handwritten_scores(data.rows)
+    hand = search_values(hand_cp, k)                                # the baseline, and the first teacher
     teacher = (search_values(handwritten_scores(data.rows, config.teacher_eval), k) if config.teacher_eval
                else hand).astype(np.float32)
     val_feats, val_stm, val_bucket = data.feats[val_idx], data.stm[val_idx], data.bucket[val_idx]
@@ -518,10 +542,18 @@ def train(folders: list[Path], out: Path, config: Config, checkpoint: Path | Non
             "train_loss": [round(h["train"], 6) for h in history],
             "baseline_validation_loss": {k2: round(v, 6) for k2, v in baseline.items()},
             "positions_per_second": round(speed), "commit": git_commit()}
-    net = quantise(*params, scale=k, info=info)
+    scale, fit = (calibrated_scale(params, data, val_idx, k, hand_cp[val_idx]) if config.calibrate
+                  else (k, None))
+    info |= {"scale_calibration": fit}
+    if fit:
+        log(f"scale: {scale:.1f} cp a unit (K times {fit['factor']:.3f}"
+            f"{'' if fit['used'] else ', not used: K kept'}): the net's scores on the handwritten "
+            "evaluation's scale against the search's")
+    net = quantise(*params, scale=scale, info=info)
     save_nnue(net, out)
     plot(history, baseline, config.lam, out.with_suffix(".curve.png"))
-    summary |= {"out": str(out), "positions_per_second": round(speed), "fingerprint": net.fingerprint()}
+    summary |= {"out": str(out), "positions_per_second": round(speed), "fingerprint": net.fingerprint(),
+                "scale": scale, "scale_calibration": fit}
     out.with_suffix(".json").write_text(json.dumps(summary, indent=1))
     log(f"wrote {out} (and {out.with_suffix('.curve.png').name}, {out.with_suffix('.json').name})")
     summary["params"] = params
