@@ -10,7 +10,7 @@ CORE   := build/.core-built
 
 .PHONY: docs syzygy-study syzygy-match texel-data texel texel-own search-sprt sprt-status screens-status endgame-match strength-gauntlet strength-gauntlet-before threads-study threads-match threads-soak compress-pgns cutoffs nmm-cut tree-size tree-size-deep chessmaps-study regions strategy run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
         td-data td-net td-leaf td-match td-sprt td-bench evaluators selfplay nnue-net nnue-bench nnue-scaling \
-        nnue-screen nnue-sprt wdl-model wdl-fit elo-ladder tune-build tune-search clean
+        nnue-screen nnue-sprt pgn-records wdl-model wdl-fit elo-ladder tune-build tune-search clean
 
 DATA   ?= $(or $(NMM_DATA),../shared/data)
 
@@ -113,20 +113,30 @@ selfplay: build
 	    --workers $(JOBS) --random-plies $(RANDOM_PLIES) --openings $(DATA)/openings/2moves_v1.epd \
 	    --out $(SELFPLAY_OUT) $(if $(EVAL_FILE),--eval-file $(EVAL_FILE))
 
+# Master games as records for the NNUE trainer's --extra (engine/data/pgn_records.py): every
+# position scored by the engine's first search iteration, the PGN's result. TWIC is refused.
+PGN_RECORDS ?= var/pgnrec/both2500_n1
+pgn-records: build
+	$(PY) -m engine.cli data pgn-records $(DATA)/games/masters_pgnmentor_both2500.pgn.gz --out $(PGN_RECORDS) \
+	    --nodes 1 --batch-games 2000 -j $(JOBS)
+
 # The NNUE evaluation trained by TD(lambda) on the self-play records (issue 41 part 3,
 # engine/train/nnue.py, reports/nnue/README.md): a checkpoint after every epoch, a rerun goes on
 # from it (--resume); beside the net its learning curve (.curve.png) and summary (.json).
-# NNUE_DATA may name several folders. The defaults are the best recipe so far (reports/nnue:
-# H 128, lambda 0.8, wd 0.1, mirrored positions, half the target from the handwritten evaluation).
+# NNUE_DATA may name several folders; NNUE_EXTRA the pgn-records folders (none: NNUE_EXTRA=).
+# The defaults are the recipe of the shipped nets/nnue.npz (reports/nnue, nets/README.md):
+# H 128, lambda 0.95, 12 epochs, wd 0.1, mirrored, teacher 0.5, the master games as --extra.
 NNUE_DATA ?= var/selfplay/n5000_s1
-LAMBDA ?= 0.8
+NNUE_EXTRA ?= $(PGN_RECORDS)
+LAMBDA ?= 0.95
 NNUE_HIDDEN ?= 128
 EPOCHS ?= 12
 TEACHER ?= 0.5
 NNUE_OUT ?= var/nnue/nnue_l$(LAMBDA)_t$(TEACHER)_h$(NNUE_HIDDEN).npz
 nnue-net: build
-	$(PY) -m engine.cli train nnue $(foreach d,$(NNUE_DATA),--data $(d)) --lam $(LAMBDA) --hidden $(NNUE_HIDDEN) \
-	    --epochs $(EPOCHS) --wd 0.1 --mirror --teacher $(TEACHER) --seed $(or $(SEED),1) --out $(NNUE_OUT) --resume
+	$(PY) -m engine.cli train nnue $(foreach d,$(NNUE_DATA),--data $(d)) $(foreach d,$(NNUE_EXTRA),--extra $(d)) \
+	    --lam $(LAMBDA) --hidden $(NNUE_HIDDEN) --epochs $(EPOCHS) --wd 0.1 --mirror --teacher $(TEACHER) \
+	    --seed $(or $(SEED),1) --out $(NNUE_OUT) --resume
 
 # The trainer's speed (positions a second, one thread) at 256 and 128 hidden units.
 nnue-bench: build
