@@ -89,14 +89,16 @@ _SEARCHERS: dict = {}       # one engine per process and evaluation: a worker ke
 
 def engine_for(eval_file: str | None):
     """(searcher, evaluation id): the engine as a Session makes it at its
-    default options, with the net of ``eval_file`` installed if one is given
-    (a TD net or an NNUE, as its header says: generation n + 1's data is
-    played by net n)."""
+    default options but for the evaluation: the handwritten one, or the net
+    of ``eval_file`` if one is given (a TD net or an NNUE, as its header says:
+    generation n + 1's data is played by net n). A folder's job names its
+    evaluation, so that it stays what played its first batches whatever the
+    engine's default becomes."""
     if eval_file not in _SEARCHERS:
         from engine.nets import evaluation_id, load_evaluation
         from engine.session import default_searcher
-        try:
-            searcher = default_searcher()
+        try:        # the handwritten evaluation unless a net is given, whatever the engine's default
+            searcher = default_searcher(options={"Eval": "handwritten"})
         except ValueError as e:
             raise RuntimeError(f"the engine did not start at its defaults: {e}") from None
         if eval_file:
