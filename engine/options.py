@@ -269,8 +269,8 @@ OPTIONS: tuple[Option, ...] = (
            "architecture, scales and a hash checked), read when Eval is nnue; " + _SHIPPED
            + "`info string error`, handwritten stays", _EVAL),
     check("EndgameRules", True, "exact KPK, drawn rook-pawn and opposite-bishop endings, two knights "
-          "against a bare king, K+B+N to the right corner (under Eval nnue the exact ones: KPK and the draws "
-          "against a bare king)", _EVAL),
+          "against a bare king, K+B+N to the right corner (under Eval nnue: KPK, the draws, and the "
+          "handwritten score against any other bare king)", _EVAL),
     *STRENGTH_RESEARCH,
     # --- issue 42: the standard options GUIs look for (a book, WDL, analysis, the opponent) --------
     # Playing options declared here, after the research switches: ``listed`` and docs/options.md
