@@ -41,6 +41,7 @@ from engine.timeman import DEFAULT_SLOW_MOVER
 ORDERINGS: tuple[str, ...] = tuple(ORDERING_NAMES)      # the core's quiet-move scorers, in its order
 NET_ORDERINGS = ("nmm", "straight", "weighted")         # those that read the Neural MoveMap
 EVALS = ("handwritten", "td", "nnue")
+DEFAULT_EVAL = "nnue"      # since its SPRT against handwritten (issue 41, reports/nnue)
 REGION_RULES = ("hand", "net")                          # which squares matter to the chessmaps order
 # TIME_MODES: the core's (engine._core), its default first.
 # Chosen by games at 10+0.1 against history, the default before it: 810 games,
@@ -256,9 +257,10 @@ OPTIONS: tuple[Option, ...] = (
     combo("TimeManagement", TIME_MODES[0], tuple(TIME_MODES), "how the thought on a clock bends to the "
           "search: `stability` (longer while the best move changes), `effort`, `balanced`, `fixed` "
           "(the baseline)", _TIME, "time_management"),
-    combo("Eval", EVALS[0], EVALS, "the evaluation: `handwritten`, `td`, the TD(λ)-trained net of "
-          "EvalFile (against the tuned weights: an SPRT under way, reports/td), or `nnue`, the efficiently "
-          "updatable net of NnueFile (issue 41: until an SPRT says otherwise, handwritten stays the default)",
+    combo("Eval", DEFAULT_EVAL, EVALS, "the evaluation: `handwritten`, `td`, the TD(λ)-trained net of "
+          "EvalFile (against the tuned weights: no gain measured, reports/td), or `nnue` (the default), the "
+          "efficiently updatable net of NnueFile, learnt by TD(λ) (issue 41: its SPRT against handwritten, "
+          "reports/nnue)",
           _EVAL),
     string("EvalFile", "nets/td.npz", "the TD evaluation's weight file (a correction net is refused unless "
            "it corrects these handwritten weights); " + _SHIPPED + "`info string error`, handwritten stays",
@@ -267,8 +269,8 @@ OPTIONS: tuple[Option, ...] = (
            "architecture, scales and a hash checked), read when Eval is nnue; " + _SHIPPED
            + "`info string error`, handwritten stays", _EVAL),
     check("EndgameRules", True, "exact KPK, drawn rook-pawn and opposite-bishop endings, two knights "
-          "against a bare king, K+B+N to the right corner (under Eval nnue the exact ones: KPK and the draws "
-          "against a bare king)", _EVAL),
+          "against a bare king, K+B+N to the right corner (under Eval nnue: KPK, the draws, and the "
+          "handwritten score against any other bare king)", _EVAL),
     *STRENGTH_RESEARCH,
     # --- issue 42: the standard options GUIs look for (a book, WDL, analysis, the opponent) --------
     # Playing options declared here, after the research switches: ``listed`` and docs/options.md

@@ -655,6 +655,7 @@ class Session:
         if book is not None:
             return [f"bestmove {book}"]
         handicap = self._handicap()     # issue 42: None at full strength
+        self._align_eval(handicap is None)
         if handicap is not None:
             limits = handicap.limit(limits)
         if self.debug:
@@ -721,6 +722,20 @@ class Session:
             self.info_string(f"limit strength: UCI_Elo {self.options['UCI_Elo']} skill {p.skill:.3f} "
                              f"nodes {p.nodes} lines {p.lines} error {p.sigma:.0f} cp")
         return None if p.nodes is None and p.lines == 1 else handicap
+
+    def _align_eval(self, full_strength: bool) -> None:
+        """A weakened go searches with the handwritten evaluation, the one
+        UCI_Elo's table was fitted with (engine/strength.py); a full-strength
+        go with the net Eval names. The switch clears the table, so it is left
+        as it is between gos of the same kind: a weakened engine keeps its
+        table from move to move, as when its levels were measured."""
+        searcher, wanted = self._searcher, self.options["Eval"]
+        if searcher is None:
+            return
+        if wanted == "nnue" and searcher.uses_nnue != full_strength:
+            searcher.use_nnue(full_strength)
+        elif wanted == "td" and searcher.uses_td != full_strength:
+            searcher.use_td(full_strength)
 
     def _weakened(self, handicap: Handicap, result: dict) -> dict:
         """The search's result with the move the handicap chooses among its lines."""

@@ -19,6 +19,10 @@ games: ``ELO_KNOTS``):
   always played (mate scores take no error). Stockfish's skill levels also
   choose among 4 lines, with a weakness term and a random one.
 
+The table was fitted with the handwritten evaluation, so a weakened engine
+searches with it whatever ``Eval`` says (Session._align_eval); at full
+strength the net is back.
+
 The error is drawn from a generator seeded by the position and the
 StrengthSeed option, so a game is reproducible: the same seed, position and
 search give the same move (the engine is as deterministic as its search, one

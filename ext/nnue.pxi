@@ -29,6 +29,10 @@
 # with no help or a bishop of the wrong colour, the defending king in the
 # corner). Those are facts no training data states as surely, and the test
 # costs two compares in every other position (one side has a bare king).
+# Against any other bare king the handwritten evaluation's whole score is
+# used: its mop-up drives the king to the edge and, with bishop and knight,
+# to the right corner, which the net (few such positions in its games) did
+# not learn: it could not mate K+B+N against K in fifty moves.
 # The handwritten evaluation's scalings (opposite bishops, a minor piece
 # ahead without pawns) and mop-up are estimates, left to the net.
 
@@ -189,9 +193,10 @@ cdef inline int nnue_clamp(long long cp) noexcept nogil:
 
 
 cdef inline bint nnue_endgame(const Position* pos, int* score) noexcept nogil:
-    """The handwritten evaluation's exact endgame knowledge (see the top of
-    the file): True with ``score`` set if it decides ``pos``. What
-    evaluate_with returns for these positions, with the same switch."""
+    """The handwritten evaluation's endgame knowledge (see the top of the
+    file): True with ``score`` set if it decides ``pos``: its exact rules, and
+    its whole score against a bare king. What evaluate_with returns for these
+    positions, with the same switch."""
     cdef int strong
     if not endgame_rules:
         return False
@@ -207,7 +212,10 @@ cdef inline bint nnue_endgame(const Position* pos, int* score) noexcept nogil:
     if two_knights_alone(pos, strong) or (pos.pieces[PAWN + 6 * strong] and drawish_scale(pos, strong) == 0):
         score[0] = 0
         return True
-    return False
+    # Any other bare king: the handwritten evaluation's mop-up (the king to the
+    # edge, K+B+N's mating corner) knows how to mate it; the net saw few such.
+    score[0] = evaluate(pos, NULL)
+    return True
 
 
 cdef int nnue_evaluate(const NnueWeights* net, NnueAccumulator* stack, const Position* pos) noexcept nogil:

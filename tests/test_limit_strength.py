@@ -265,3 +265,30 @@ def test_choose_prefers_better_lines_in_proportion() -> None:
     picks = [strength.choose(lines, 60.0, rng)["score"] for _ in range(2000)]
     assert picks.count(50) > picks.count(40) > picks.count(-300)
     assert picks.count(-300) < 20
+
+
+def test_a_weakened_engine_searches_with_the_evaluation_its_levels_were_fitted_with() -> None:
+    """UCI_Elo's table was fitted with the handwritten evaluation: under
+    UCI_LimitStrength the engine searches with it whatever Eval says, and at
+    full strength with the net again."""
+    go = ("position fen r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP1B1PPP/R2QKB1R w KQ - 0 8", "go nodes 3000")
+
+    def searched(*options: str, then: tuple[str, ...] = ()) -> list[str]:
+        with Engine() as engine:
+            engine.send(*options, *go)
+            _, out = engine.read_until("bestmove")
+            for line in then:
+                engine.send(line)
+            if then:
+                out += engine.read_until("bestmove" if then[-1].startswith("go") else "Final evaluation")[1]
+            assert engine.quit() == 0
+        assert not errors_in(out)
+        return [re.sub(r" (time|nps|hashfull) \d+", "", line) for line in out
+                if line.startswith(("info depth", "bestmove", "NNUE:"))]
+
+    hand = "setoption name Eval value handwritten"
+    weak = searched(*WEAK)
+    assert weak == searched(hand, *WEAK) and weak[-1].startswith("bestmove")    # the default Eval is the net
+    assert searched() != searched(hand)                                # at full strength the net searches
+    back = searched(*WEAK, then=("setoption name UCI_LimitStrength value false", *go, "eval"))
+    assert any(line.startswith("NNUE:") for line in back)

@@ -21,7 +21,7 @@ from engine.search_params import (DOCS, GROUPS, PARAMS_BY_NAME, SEARCH_PARAMS, U
                                   markdown, pxi, tune_from_env)
 from engine.session import Session
 
-BENCH_SIGNATURE = 3138824       # tests/test_tournament.py's
+BENCH_SIGNATURE = 2885176       # tests/test_tournament.py's
 pytestmark = pytest.mark.skipif(tuning_build(), reason="these check the playing build")
 
 

@@ -163,10 +163,12 @@ def test_bench_command_prints_the_signature() -> None:
 
 
 def test_eval_command_prints_terms() -> None:
-    out = transcript("position startpos moves e2e4", "eval")
+    out = transcript("setoption name Eval value handwritten", "position startpos moves e2e4", "eval")
     assert any(line.startswith("material") for line in out)
     assert any(line.startswith("king safety") for line in out)
     assert any(line.startswith("Final evaluation") for line in out)
+    net = transcript("position startpos moves e2e4", "eval")          # the default: the net explains itself
+    assert any(line.startswith("NNUE:") for line in net) and any(line.startswith("Final evaluation") for line in net)
 
 
 def long_random_game(plies: int) -> chess.Board:

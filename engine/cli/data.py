@@ -6,7 +6,7 @@ from pathlib import Path
 import click
 
 from engine.cli.common import engine_options, option_flag
-from engine.options import EVALS
+from engine.options import DEFAULT_EVAL, EVALS
 
 
 @click.group()
@@ -128,7 +128,7 @@ def data_endgame_starts(out: str, per_kind: int, seed: int) -> None:
               help="CSV: fen, bestmove, score_cp, depth, nodes; finished batches wait in <out>.work.")
 @click.option("--depth", type=click.IntRange(1, 64), default=None, help="Search depth (or --nodes).")
 @click.option("--nodes", type=click.IntRange(1), default=None, help="Nodes per position (or --depth).")
-@click.option("--eval", "evaluation", type=click.Choice(EVALS), default=EVALS[0],
+@click.option("--eval", "evaluation", type=click.Choice(EVALS), default=DEFAULT_EVAL,
               show_default=True)
 @click.option("--every", type=int, default=1, show_default=True, help="PGN input: every N-th position.")
 @click.option("--limit", type=int, default=None, help="Read at most this many positions.")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from engine.options import EVALS
+from engine.options import DEFAULT_EVAL, EVALS
 
 
 @click.command()
@@ -113,7 +113,7 @@ def bench_eval(nets: tuple[str, ...], runs: int, depth: int | None) -> None:
 
 @click.command()
 @click.option("--depth", type=click.IntRange(1, 64), default=None, help="Search depth (default: the bench depth).")
-@click.option("--eval", "evaluation", type=click.Choice(EVALS), default=EVALS[0],
+@click.option("--eval", "evaluation", type=click.Choice(EVALS), default=DEFAULT_EVAL,
               show_default=True, help="The evaluation to search with.")
 @click.option("--eval-file", type=click.Path(dir_okay=False), default=None,
               help="The net for --eval td or nnue (default: the shipped nets/td.npz or nets/nnue.npz).")
