@@ -143,6 +143,22 @@ cdef void unpack_position(const SelfplayRecord* r, Position* pos) noexcept nogil
     pos.key = compute_key(pos)
 
 
+cdef void fill_record(SelfplayRecord* r, const Position* pos, int score, Move m, bint first) noexcept nogil:
+    """A record of ``pos`` with its score and move; the result bits are the caller's."""
+    pack_position(pos, r)
+    r.score = <int16_t>max(-MATE, min(MATE, score))
+    r.move = m
+    r.ply = <uint16_t>position_ply(pos)
+    r.flags = (pos.stm * SPF_BLACK) | (in_check(pos) * SPF_CHECK) | (is_noisy(pos, m) * SPF_NOISY)
+    if first:
+        r.flags |= SPF_FIRST
+
+
+cdef inline int searched_score(const RootMove* rm) noexcept nogil:
+    """The score of the chosen root move: its last completed iteration's."""
+    return rm.prev_score if rm.prev_score != -INFINITE else rm.score
+
+
 cdef void search_move(ThreadGroup* g, int threads, pthread_t* ids, const Position* pos,
                       const SelfplayGame* spec) noexcept nogil:
     """Search ``pos`` as ``begin`` then ``run`` would, to the game's node limits, without reports."""
@@ -167,7 +183,6 @@ cdef void play_game(ThreadGroup* g, int threads, pthread_t* ids, Position* game,
     ``spec.max_plies``), the White's-view scores in ``white_scores`` (as many)."""
     cdef Search* best
     cdef RootMove* rm
-    cdef SelfplayRecord* r
     cdef int score, i
     cdef Move m
     spec.n = 0
@@ -189,15 +204,8 @@ cdef void play_game(ThreadGroup* g, int threads, pthread_t* ids, Position* game,
         best = chosen_thread(g)
         rm = &best.root[0]
         m = rm.move
-        score = rm.prev_score if rm.prev_score != -INFINITE else rm.score
-        r = &out[spec.n]
-        pack_position(game, r)
-        r.score = <int16_t>max(-MATE, min(MATE, score))
-        r.move = m
-        r.ply = <uint16_t>position_ply(game)
-        r.flags = (game.stm * SPF_BLACK) | (in_check(game) * SPF_CHECK) | (is_noisy(game, m) * SPF_NOISY)
-        if spec.n == 0:
-            r.flags |= SPF_FIRST
+        score = searched_score(rm)
+        fill_record(&out[spec.n], game, score, m, spec.n == 0)
         white_scores[spec.n] = score if game.stm == WHITE else -score
         spec.n += 1
         make_move(game, m)
@@ -367,9 +375,6 @@ cdef void replay_game(ThreadGroup* g, int threads, pthread_t* ids, Position* gam
                       Py_ssize_t n, int result, SelfplayRecord* out, SelfplayGame* spec) noexcept nogil:
     """A record per move of ``played`` from ``game``: scored by a search to
     ``spec``'s node limits, or statically when they are 0."""
-    cdef Search* best
-    cdef RootMove* rm
-    cdef SelfplayRecord* r
     cdef Py_ssize_t i
     cdef int score
     forget_lines(g.members[0])
@@ -378,18 +383,9 @@ cdef void replay_game(ThreadGroup* g, int threads, pthread_t* ids, Position* gam
             compact_history(game)
         if spec.soft_nodes:
             search_move(g, threads, ids, game, spec)
-            best = chosen_thread(g)
-            rm = &best.root[0]
-            score = rm.prev_score if rm.prev_score != -INFINITE else rm.score
+            score = searched_score(&chosen_thread(g).root[0])
         else:
             score = static_eval(g.members[0], game)
-        r = &out[i]
-        pack_position(game, r)
-        r.score = <int16_t>max(-MATE, min(MATE, score))
-        r.move = played[i]
-        r.ply = <uint16_t>position_ply(game)
-        r.flags = ((game.stm * SPF_BLACK) | (in_check(game) * SPF_CHECK) | (is_noisy(game, played[i]) * SPF_NOISY)
-                   | (result << SPF_RESULT_SHIFT))
-        if i == 0:
-            r.flags |= SPF_FIRST
+        fill_record(&out[i], game, score, played[i], i == 0)
+        out[i].flags |= result << SPF_RESULT_SHIFT
         make_move(game, played[i])

@@ -23,7 +23,6 @@ set and are refused.
 from __future__ import annotations
 
 import hashlib
-import json
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -115,16 +114,13 @@ def convert(pgn: Path, out: Path, batch_games: int = 1000, nodes: int = 1, min_e
             max_games: int = 0, workers: int = 1, progress: bool = True) -> dict:
     """Write the games of ``pgn`` (the first ``max_games`` texts; 0: all) into
     ``out`` as record batches; the batches there are kept. Returns a summary."""
-    from engine.data.selfplay_games import git_commit
+    from engine.data.selfplay_games import check_job, git_commit
     check_source(pgn)
     if batch_games < 1 or nodes < 0 or min_elo < 0:
         raise ValueError("batch games must be positive, nodes and min elo not negative")
     job = PgnJob(pgn.name, hashlib.sha256(pgn.read_bytes()).hexdigest(), batch_games, nodes, min_elo)
     out.mkdir(parents=True, exist_ok=True)
-    saved = out / "job.json"
-    if saved.exists() and json.loads(saved.read_text()) != asdict(job):
-        raise ValueError(f"{out} holds the records of other settings ({saved}); give the same ones or another --out")
-    saved.write_text(json.dumps(asdict(job), indent=2))
+    check_job(out, job)
     texts = game_texts(pgn)[:max_games or None]
     n = -(-len(texts) // batch_games)
     paths = [out / f"batch_{k:06d}.bin" for k in range(n)]

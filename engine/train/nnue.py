@@ -194,8 +194,8 @@ class Data:
     rows: np.ndarray            # (N,) RECORD: the kept records, for the handwritten baseline
     folders: list[dict] = field(default_factory=list)
     signature: str = ""
-    own_games: int = -1         # games of the first folders (the --data ones); those after are --extra games,
-                                # trained on and never held back for validation (-1: all are own games)
+    own_games: int = 0          # games of the first folders (the --data ones); those after are --extra games,
+                                # trained on and never held back for validation
 
     def targets(self, lam: float, k: float) -> np.ndarray:
         """The lambda-returns of the kept positions (float32)."""
@@ -219,10 +219,9 @@ def load(folders: list[Path], score_cap: int = 2000, min_ply: int = 8, max_posit
     records_seen = games_seen = kept_seen = 0
     digest = hashlib.sha256()
     info = []
-    own_games = -1
     for number, folder in enumerate([*folders, *extra]):
         is_extra = number >= len(folders)
-        if is_extra and own_games < 0:
+        if number == len(folders):
             own_games = games_seen
         paths = batch_paths(Path(folder))       # batches: a fixed view of a folder still growing
         paths = paths if is_extra else paths[:batches or None]
@@ -266,6 +265,8 @@ def load(folders: list[Path], score_cap: int = 2000, min_ply: int = 8, max_posit
         info.append(entry)
     if not records_seen:
         raise ValueError("no records in the data folders")
+    if not extra:
+        own_games = games_seen
     cat = {k: np.concatenate(v) for k, v in parts.items()}
     starts = cat["starts"].astype(np.int64)
     ends = np.append(starts[1:], records_seen)
@@ -278,7 +279,7 @@ def load(folders: list[Path], score_cap: int = 2000, min_ply: int = 8, max_posit
                 cat["bucket"][:n], cat["rows"][:n], info, digest.hexdigest()[:16], own_games)
     log(f"data: {records_seen:,} positions of {games_seen:,} games in "
         f"{sum(e['batches'] for e in info)} batches; {n:,} kept by the filters"
-        + (f"; {games_seen - own_games:,} of the games are --extra" if own_games >= 0 else ""))
+        + (f"; {games_seen - own_games:,} of the games are --extra" if extra else ""))
     return data
 
 
@@ -322,7 +323,7 @@ def with_teacher(target: np.ndarray, teacher: np.ndarray, weight: float, positio
 def split(data: Data, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """(training positions, validation positions): validation games held back
     whole, drawn from the own games only (the same ones with --extra folders or without)."""
-    own = data.own_games if data.own_games >= 0 else len(data.starts)
+    own = data.own_games
     held = np.zeros(len(data.starts), bool)
     held[np.random.default_rng([seed, 1]).permutation(own)[:int(round(fraction * own))]] = True
     val = held[data.game]
@@ -435,7 +436,7 @@ def train(folders: list[Path], out: Path, config: Config, checkpoint: Path | Non
     data = load([Path(f) for f in folders], config.score_cap, config.min_ply, config.max_positions,
                 config.batches, log, [Path(f) for f in extra])
     train_idx, val_idx = split(data, config.val_fraction, config.seed)
-    own_train = train_idx[data.game[train_idx] < data.own_games] if data.own_games >= 0 else train_idx
+    own_train = train_idx[data.game[train_idx] < data.own_games]
     if not len(train_idx) or not len(val_idx):
         raise ValueError(f"{len(train_idx)} training and {len(val_idx)} validation positions: too few games")
     result = data.results()
