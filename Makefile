@@ -9,7 +9,7 @@ DEPS   := $(VENV)/.deps-installed
 CORE   := build/.core-built
 
 .PHONY: docs syzygy-study syzygy-match texel-data texel texel-own search-sprt sprt-status screens-status endgame-match strength-gauntlet strength-gauntlet-before threads-study threads-match threads-soak compress-pgns cutoffs nmm-cut tree-size tree-size-deep chessmaps-study regions strategy run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
-        td-data td-net td-leaf td-match td-sprt td-bench evaluators selfplay nnue-net nnue-bench nnue-scaling \
+        td-data td-net td-leaf td-match td-sprt td-bench evaluators selfplay nnue-gauntlet nnue-net nnue-bench nnue-scaling \
         nnue-screen nnue-sprt pgn-records wdl-model wdl-fit elo-ladder tune-build tune-search clean
 
 DATA   ?= $(or $(NMM_DATA),../shared/data)
@@ -170,6 +170,16 @@ nnue-sprt: build
 	    --sprt 0 10 --sprt-model logistic --concurrency $(or $(CONCURRENCY),1) $(if $(RESUME),--resume) \
 	    --pgn reports/nnue/sprt_$(NET_NAME).pgn | tee -a reports/nnue/sprt_$(NET_NAME).log
 	$(call gzip-pgn,reports/nnue/sprt_$(NET_NAME).pgn)
+
+# Issue 41's gauntlet: the engine with its net (nmm@FROZEN at its defaults, Eval nnue) and, as
+# "before", with Eval=handwritten (EVAL=handwritten, OUT=reports/nnue/gauntlet_handwritten),
+# 100 games a pairing at 10+0.1, the openings of strength-gauntlet (seed 71).
+NNUE_GAUNTLET_OPPONENTS ?= ethereal toga2 glaurung:Threads=1
+nnue-gauntlet: build
+	$(PY) -m engine.cli tournament $(NMM)$(if $(EVAL),:Eval=$(EVAL)) $(NNUE_GAUNTLET_OPPONENTS) \
+	    --gauntlet --games $(STRENGTH_GAMES) --tc 10+0.1 --concurrency 2 --seed 71 \
+	    --out $(or $(OUT),reports/nnue/gauntlet)
+	$(MAKE) -s compress-pgns
 
 # UCI_ShowWDL's win-draw-loss model (engine/train/wdl.py, reports/wdl/README.md): the self-play
 # records of WDL_DATA counted by score and material into reports/wdl/bins.csv, the model fitted on

@@ -32,9 +32,9 @@ from typing import Any
 
 from engine._core import MAX_THREADS, ORDERING_NAMES, TIME_MODES, set_search_param, tuning_build
 from engine.paths import REPO, user_data_dir
-from engine.search_params import SEARCH_PARAMS, SearchParam
+from engine.search_params import CORE, SEARCH_PARAMS, SearchParam
 from engine.strength import ELO_DEFAULT, ELO_MAX, ELO_MIN
-from engine.timeman import DEFAULT_SLOW_MOVER
+from engine.timeman import DEFAULT_SLOW_MOVER, set_clock_param
 
 # --- names spelled once ---------------------------------------------------------
 
@@ -323,7 +323,8 @@ def tuning_option(param: SearchParam) -> Option:
     unit = " (in hundredths)" if param.is_float else ""
     return Option(param.name, "spin", param.uci_default, param.uci_min, param.uci_max,
                   help=param.help + unit, group=TUNING,
-                  apply=lambda value: set_search_param(param.name, param.from_uci(value)))
+                  apply=lambda value: (set_search_param if param.where == CORE else set_clock_param)(
+                      param.name, param.from_uci(value)))
 
 
 def tuning_options() -> tuple[Option, ...]:

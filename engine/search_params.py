@@ -18,6 +18,10 @@ hundredths (``UCI_SCALE``: every tool sets a spin), so that
 ``nmm-chess tune`` can move them. ``docs/search_params.md`` lists them
 (``python -m engine.search_params docs``, ``make docs``).
 
+The clock's few constants (``where=CLOCK``: how much of the clock a move is
+allotted) live in Python, in engine/timeman.py, which reads them from this
+table; a tuning build's options set them there (``timeman.set_clock_param``).
+
 The defaults are the literals the search had before the table, exactly:
 ``bench`` is unchanged, in either build (tests/test_search_params.py).
 
@@ -40,13 +44,16 @@ TUNE_ENV = "NMM_TUNE"       # NMM_TUNE=1 at build time: the tuning build
 UCI_SCALE = 100             # a float constant's UCI option is a spin of its value in hundredths
 R_END = 0.002               # SPSA's learning rate at the end (fishtest's usual)
 GROUPS = ("pruning", "reductions", "extensions", "aspiration", "see", "history", "time")
+CORE, CLOCK = "core", "clock"   # where a constant lives: the Cython core, or engine/timeman.py
 
 
 @dataclass(frozen=True)
 class SearchParam:
     """One constant: ``default`` is an int or a float, and so is the constant
     in C (``int`` or ``double``); ``min``..``max`` is the range a tuning build
-    takes; ``c_end``, ``r_end`` are SPSA's final step and learning rate."""
+    takes; ``c_end``, ``r_end`` are SPSA's final step and learning rate.
+    ``where`` is CORE (the search's, compiled in) or CLOCK (the time
+    manager's, engine/timeman.py, which allots a move's time in Python)."""
     name: str
     default: int | float
     min: int | float
@@ -55,6 +62,7 @@ class SearchParam:
     group: str
     help: str
     r_end: float = R_END
+    where: str = CORE
 
     @property
     def is_float(self) -> bool:
@@ -92,8 +100,8 @@ class SearchParam:
 
 
 def _p(name: str, default: int | float, low: int | float, high: int | float, c_end: float, group: str,
-       help: str) -> SearchParam:
-    return SearchParam(name, default, low, high, c_end, group, help)
+       help: str, where: str = CORE) -> SearchParam:
+    return SearchParam(name, default, low, high, c_end, group, help, where=where)
 
 
 _PRUNE, _RED, _EXT, _ASP, _SEE, _HIST, _TIME = GROUPS
@@ -145,6 +153,10 @@ SEARCH_PARAMS: tuple[SearchParam, ...] = (
     _p("LMR_BASE", 0.75, 0.0, 2.0, 0.1, _RED, "the reduction table: base + ln(depth) * ln(moves) / divisor"),
     _p("LMR_DIVISOR", 2.25, 1.0, 4.0, 0.15, _RED, "the reduction table's divisor"),
     _p("LMR_HISTORY_DIV", 12000, 4000, 32000, 1000, _RED, "HistoryLMR: the reduction less statistics / this"),
+    _p("LMR_NOT_IMPROVING", 1, 0, 3, 1, _RED, "a late move's reduction: plus this where the eval is not improving ..."),
+    _p("LMR_PV", 1, 0, 3, 1, _RED, "... less this at a PV node ..."),
+    _p("LMR_KILLER", 1, 0, 3, 1, _RED, "... less this for a killer move ..."),
+    _p("LMR_CUT_NODE", 1, 0, 3, 1, _RED, "... plus this at an expected cut node (CutNodeLMR)"),
     # --- extensions ---
     _p("SE_DEPTH", 8, 4, 14, 1, _EXT, "singular extension from this depth on ..."),
     _p("SE_TT_DEPTH", 3, 1, 6, 1, _EXT, "... of a table entry at most this much shallower than the node"),
@@ -174,8 +186,22 @@ SEARCH_PARAMS: tuple[SearchParam, ...] = (
     _p("TM_MAX_FACTOR", 2.5, 1.5, 4.0, 0.15, _TIME, "... and at most this"),
     _p("TM_NEXT_ITERATION", 0.6, 0.3, 1.0, 0.04, _TIME, "no new iteration once this share of the soft limit "
        "is spent"),
+    _p("TM_BALANCED_UNSTABLE", 1.5, 1.0, 2.5, 0.08, _TIME, "TimeManagement balanced: the soft limit's factor "
+       "the iteration after the best move changed ..."),
+    _p("TM_BALANCED_SETTLED", 0.85, 0.5, 1.0, 0.04, _TIME, "... and once it is settled (TM_SETTLED_AFTER)"),
+    # --- the clock (engine/timeman.py: a move's soft and hard limits, in Python) ---
+    _p("TM_MOVES_TO_GO", 35, 15, 60, 3, _TIME, "the moves left to plan for when the GUI does not say", CLOCK),
+    _p("TM_INC_SHARE", 0.75, 0.3, 1.0, 0.05, _TIME, "the share of the increment added to a move's time ...", CLOCK),
+    _p("TM_LOW_CLOCK_INCREMENTS", 10, 3, 30, 2, _TIME, "... when the clock holds at least this many "
+       "increments ...", CLOCK),
+    _p("TM_LOW_CLOCK_INC_SHARE", 0.5, 0.2, 1.0, 0.05, _TIME, "... and this share below it (the clock grows back)",
+       CLOCK),
+    _p("TM_HARD_FACTOR", 5.0, 2.0, 8.0, 0.3, _TIME, "the hard limit is this times the soft one ...", CLOCK),
+    _p("TM_MAX_SHARE", 0.35, 0.15, 0.6, 0.03, _TIME, "... and never more than this share of the clock", CLOCK),
 )
 PARAMS_BY_NAME = {p.name: p for p in SEARCH_PARAMS}
+CORE_PARAMS = tuple(p for p in SEARCH_PARAMS if p.where == CORE)      # in ext/search_params.h
+CLOCK_PARAMS = tuple(p for p in SEARCH_PARAMS if p.where == CLOCK)    # in engine/timeman.py
 
 
 def in_group(group: str) -> tuple[SearchParam, ...]:
@@ -195,37 +221,37 @@ def _c(value: int | float) -> str:
 def header(tune: bool) -> str:
     """ext/search_params.h: the constants (``tune``: the variables) and the
     functions the core's Python API reads them by."""
-    n = len(SEARCH_PARAMS)
+    n = len(CORE_PARAMS)
     lines = ["/* Generated from engine/search_params.py by setup.py: do not edit. */",
-             "#ifndef NMM_SEARCH_PARAMS_H", "#define NMM_SEARCH_PARAMS_H", "",
+             "#ifndef NMM_CORE_PARAMS_H", "#define NMM_CORE_PARAMS_H", "",
              f"#define NMM_TUNE {int(tune)}", f"#define NMM_N_PARAMS {n}", ""]
-    for p in SEARCH_PARAMS:
+    for p in CORE_PARAMS:
         if tune:
             lines += [f"static {p.c_type} nmm_tune_{p.name} = {_c(p.default)};",
                       f"#define {p.name} nmm_tune_{p.name}"]
         else:
             lines.append(f"#define {p.name} {_c(p.default)}")
     lines += ["", "static const char* const nmm_param_names[NMM_N_PARAMS] = {"
-              + ", ".join(f'"{p.name}"' for p in SEARCH_PARAMS) + "};",
+              + ", ".join(f'"{p.name}"' for p in CORE_PARAMS) + "};",
               "static const int nmm_param_floats[NMM_N_PARAMS] = {"
-              + ", ".join(str(int(p.is_float)) for p in SEARCH_PARAMS) + "};",
+              + ", ".join(str(int(p.is_float)) for p in CORE_PARAMS) + "};",
               "static const double nmm_param_mins[NMM_N_PARAMS] = {"
-              + ", ".join(repr(float(p.min)) for p in SEARCH_PARAMS) + "};",
+              + ", ".join(repr(float(p.min)) for p in CORE_PARAMS) + "};",
               "static const double nmm_param_maxs[NMM_N_PARAMS] = {"
-              + ", ".join(repr(float(p.max)) for p in SEARCH_PARAMS) + "};", "",
+              + ", ".join(repr(float(p.max)) for p in CORE_PARAMS) + "};", "",
               "static inline const char* nmm_param_name(int i) { return nmm_param_names[i]; }",
               "static inline int nmm_param_is_float(int i) { return nmm_param_floats[i]; }",
               "static inline double nmm_param_min(int i) { return nmm_param_mins[i]; }",
               "static inline double nmm_param_max(int i) { return nmm_param_maxs[i]; }", "",
               "static inline double nmm_param_get(int i) {", "    switch (i) {"]
-    lines += [f"    case {i}: return {p.name};" for i, p in enumerate(SEARCH_PARAMS)]
+    lines += [f"    case {i}: return {p.name};" for i, p in enumerate(CORE_PARAMS)]
     lines += ["    }", "    return 0;", "}", "",
               "/* 0 in the playing build, where they are constants. */",
               "static inline int nmm_param_set(int i, double value) {"]
     if tune:
         lines += ["    switch (i) {"]
         lines += [f"    case {i}: nmm_tune_{p.name} = ({p.c_type})value; return 1;"
-                  for i, p in enumerate(SEARCH_PARAMS)]
+                  for i, p in enumerate(CORE_PARAMS)]
         lines += ["    }"]
     lines += ["    (void)i; (void)value;", "    return 0;", "}", "", "#endif", ""]
     return "\n".join(lines)
@@ -240,7 +266,7 @@ def pxi() -> str:
              "    const char* nmm_param_name(int i) nogil", "    int nmm_param_is_float(int i) nogil",
              "    double nmm_param_min(int i) nogil", "    double nmm_param_max(int i) nogil",
              "    double nmm_param_get(int i) nogil", "    int nmm_param_set(int i, double value) nogil"]
-    lines += [f"    {p.c_type} {p.name}" for p in SEARCH_PARAMS]
+    lines += [f"    {p.c_type} {p.name}" for p in CORE_PARAMS]
     return "\n".join(lines) + "\n"
 
 
@@ -274,7 +300,8 @@ def markdown() -> str:
     lines = ["# Search constants", "",
              "Generated from the table in `engine/search_params.py` (`SEARCH_PARAMS`) by `make docs`",
              "(`python -m engine.search_params docs`): do not edit it by hand; a test fails when the two differ.", "",
-             "Each is a compile-time constant of the playing build. The tuning build (`make tune-build`, or",
+             "Each is a compile-time constant of the playing build (the clock's, marked engine/timeman.py, a",
+             "constant of that module). The tuning build (`make tune-build`, or",
              "`NMM_TUNE=1` in the environment of `setup.py build_ext`) makes each a variable and a UCI spin",
              "option of the same name, listed by its `uci` only: a float's option is its value in hundredths",
              f"(`LMR_DIVISOR` 2.25 is `setoption name LMR_DIVISOR value 225`). `make tune-search GROUP=pruning`",
@@ -283,8 +310,8 @@ def markdown() -> str:
     for group in GROUPS:
         lines += [f"## {group}", "", "| Name | Type | Default | Range | c_end | What it does |",
                   "|---|---|---|---|---|---|"]
-        lines += [f"| `{p.name}` | {p.c_type} | {p.default!r} | {p.min!r}–{p.max!r} | {p.c_end:g} | {p.help} |"
-                  for p in in_group(group)]
+        lines += [f"| `{p.name}` | {p.c_type} | {p.default!r} | {p.min!r}–{p.max!r} | {p.c_end:g} | {p.help}"
+                  f"{' (engine/timeman.py)' if p.where == CLOCK else ''} |" for p in in_group(group)]
         lines.append("")
     return "\n".join(lines)
 

@@ -13,14 +13,45 @@ Times are in milliseconds of the side to move's clock.
 """
 from __future__ import annotations
 
-MOVES_TO_GO = 35        # when the GUI does not say, plan for this many more moves
-HARD_FACTOR = 5         # the hard limit may stretch the soft one this much
-MAX_SHARE = 0.35        # but never more than this share of the clock on one move
-LOW_CLOCK_INCREMENTS = 10  # a clock below this many increments is "living on the increment"
+from engine.search_params import CLOCK_PARAMS, PARAMS_BY_NAME
+
+# The clock's constants, declared in engine/search_params.py (TM_MOVES_TO_GO,
+# TM_INC_SHARE, TM_HARD_FACTOR, ...): constants of this module in the
+# playing engine; a tuning build's UCI options set them (set_clock_param).
+_CLOCK: dict[str, int | float] = {p.name: p.default for p in CLOCK_PARAMS}
 # The SlowMover option's default, percent of the allotment above. 150 against
 # 100 at 10+0.1 was an SPRT's H1 (reports/strength/README.md, "How much time a move gets"): at 100
 # the engine ended its games with half its clock unused.
 DEFAULT_SLOW_MOVER = 150
+
+
+def clock_params() -> dict[str, int | float]:
+    """The clock's constants now, by name.
+
+    >>> clock_params()["TM_MOVES_TO_GO"]
+    35
+    """
+    return dict(_CLOCK)
+
+
+def set_clock_param(name: str, value: int | float) -> None:
+    """Set one of the clock's constants (a tuning build's option does);
+    ValueError for another name, a fraction for an integer, or a value out of
+    its range, which leaves it as it was.
+
+    >>> set_clock_param("TM_MOVES_TO_GO", 0)
+    Traceback (most recent call last):
+    ...
+    ValueError: TM_MOVES_TO_GO must be in 15..60, not 0
+    """
+    param = PARAMS_BY_NAME.get(name)
+    if param is None or name not in _CLOCK:
+        raise ValueError(f"no clock constant {name!r} (engine/search_params.py)")
+    if not param.is_float and value != int(value):
+        raise ValueError(f"{name} is an integer, not {value!r}")
+    if not param.min <= value <= param.max:
+        raise ValueError(f"{name} must be in {param.min}..{param.max}, not {value!r}")
+    _CLOCK[name] = float(value) if param.is_float else int(value)
 
 
 def allot(time_ms: float, inc_ms: float, movestogo: int | None,
@@ -32,16 +63,18 @@ def allot(time_ms: float, inc_ms: float, movestogo: int | None,
     (the SlowMover option) scales the time per move, in percent, within the
     same caps.
     """
+    c = _CLOCK
     usable = max(time_ms - overhead_ms, 1.0)
     inc_ms = max(inc_ms, 0)
-    moves = MOVES_TO_GO if not movestogo or movestogo <= 0 else min(movestogo, 50)
-    # Living on the increment: spend half of it, so that the clock grows back
+    moves = c["TM_MOVES_TO_GO"] if not movestogo or movestogo <= 0 else min(movestogo, 50)
+    # Living on the increment: spend less of it, so that the clock grows back
     # a reserve against a slow pipe or a busy machine.
-    inc_share = 0.75 if usable >= LOW_CLOCK_INCREMENTS * inc_ms else 0.5
+    low_clock = usable < c["TM_LOW_CLOCK_INCREMENTS"] * inc_ms
+    inc_share = c["TM_LOW_CLOCK_INC_SHARE"] if low_clock else c["TM_INC_SHARE"]
     soft = (usable / moves + inc_share * inc_ms) * slow_mover / 100
-    hard_cap = usable * (MAX_SHARE if moves > 1 else 0.9)
+    hard_cap = usable * (c["TM_MAX_SHARE"] if moves > 1 else 0.9)
     soft = round(min(soft, hard_cap), 1)
-    hard = round(min(soft * HARD_FACTOR, hard_cap), 1)
+    hard = round(min(soft * c["TM_HARD_FACTOR"], hard_cap), 1)
     return max(soft, 1.0), max(hard, 1.0)
 
 

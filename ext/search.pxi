@@ -547,11 +547,11 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
             r = 0
             if s.opt.lmr and depth >= LMR_MIN_DEPTH and not noisy and not check and not gives_check:
                 r = LMR_TABLE[min(depth, 63)][min(searched, 63)]
-                r += (0 if improving else 1) - (1 if is_pv else 0) - (1 if killer else 0)
+                r += (0 if improving else LMR_NOT_IMPROVING) - (LMR_PV if is_pv else 0) - (LMR_KILLER if killer else 0)
                 if s.opt.history_lmr:
                     r -= stat // LMR_HISTORY_DIV    # good statistics: less reduction, bad ones: more
                 if s.opt.cut_node_lmr and cut_node:
-                    r += 1
+                    r += LMR_CUT_NODE
                 if crowded:
                     r += 1              # another thread is here: spread out
                 if s.opt.nmm_reductions and picker.last_prob >= 0:
@@ -829,12 +829,12 @@ cdef double time_factor(int mode, int stable, double best_share, int drop) noexc
     refuted cheaply), more when it took few (they were hard to refute), and
     more while the score falls (find a way out while there is time).
     TIME_BALANCED: as stability, with factors that average about 1 over a
-    game: stability's 0.7 (TM_SETTLED) for a settled move cut more than its 1.3 added, so
+    game (TM_BALANCED_*): stability's 0.7 (TM_SETTLED) for a settled move cut more than its 1.3 added, so
     it ended its games with twice the clock fixed did (README, "Time")."""
     if mode == TIME_FIXED:
         return 1.0
     if mode == TIME_BALANCED:
-        return 1.5 if stable == 0 else 1.0 if stable < 4 else 0.85
+        return TM_BALANCED_UNSTABLE if stable == 0 else 1.0 if stable < TM_SETTLED_AFTER else TM_BALANCED_SETTLED
     cdef double f = TM_UNSTABLE if stable == 0 else 1.0 if stable < TM_SETTLED_AFTER else TM_SETTLED
     if mode == TIME_EFFORT:
         f *= min(max(1.0 + (TM_EFFORT_SHARE - best_share) * TM_EFFORT_SCALE, TM_EFFORT_MIN), TM_EFFORT_MAX)

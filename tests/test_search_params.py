@@ -17,8 +17,9 @@ from uci_client import REPO
 
 from engine._core import search_params, set_search_param, tuning_build
 from engine.options import TUNING, tuning_options
-from engine.search_params import (DOCS, GROUPS, PARAMS_BY_NAME, SEARCH_PARAMS, UCI_SCALE, header, in_group,
-                                  markdown, pxi, tune_from_env)
+from engine.search_params import (CLOCK, CLOCK_PARAMS, CORE, CORE_PARAMS, DOCS, GROUPS, PARAMS_BY_NAME,
+                                  SEARCH_PARAMS, UCI_SCALE, header, in_group, markdown, pxi, tune_from_env)
+from engine.timeman import allot, clock_params, set_clock_param
 from engine.session import Session
 
 BENCH_SIGNATURE = 2885176       # tests/test_tournament.py's
@@ -37,7 +38,7 @@ def test_every_constant_is_declared_whole() -> None:
         assert type(p.min) is type(p.max) is type(p.default), p.name
         assert p.min <= p.default <= p.max and p.min < p.max, p.name
         assert 0 < p.c_end <= p.max - p.min and p.r_end > 0, p.name
-        assert p.group in GROUPS and p.help and "|" not in p.help, p.name
+        assert p.group in GROUPS and p.help and "|" not in p.help and p.where in (CORE, CLOCK), p.name
         # The UCI spin reads back as the default, exactly (a float in hundredths).
         assert p.from_uci(p.uci_default) == p.default, p.name
     assert sum(len(in_group(g)) for g in GROUPS) == len(SEARCH_PARAMS)
@@ -48,8 +49,8 @@ def test_the_playing_build_compiles_in_the_tables_defaults() -> None:
     """The core built from this table: a stale build (or a changed default) fails here."""
     assert not tuning_build()
     values = search_params()
-    assert list(values) == [p.name for p in SEARCH_PARAMS]
-    for p in SEARCH_PARAMS:
+    assert list(values) == [p.name for p in CORE_PARAMS]
+    for p in CORE_PARAMS:
         assert values[p.name] == p.default and type(values[p.name]) is type(p.default), p.name
 
 
@@ -73,12 +74,35 @@ def test_the_playing_uci_list_has_no_tuning_option() -> None:
 @pytest.mark.parametrize("tune", [False, True])
 def test_the_header_defines_each_constant_once(tune: bool) -> None:
     text = header(tune)
-    for p in SEARCH_PARAMS:
+    for p in CLOCK_PARAMS:             # Python's, not the core's
+        assert p.name not in text and p.name not in pxi()
+    for p in CORE_PARAMS:
         defines = re.findall(rf"^#define {p.name} (.+)$", text, re.M)
         assert defines == [f"nmm_tune_{p.name}" if tune else f"({p.default!r})"], p.name
         assert (f"static {p.c_type} nmm_tune_{p.name} = ({p.default!r});" in text) == tune, p.name
         assert f"    {p.c_type} {p.name}\n" in pxi()
     assert f"#define NMM_TUNE {int(tune)}" in text
+
+
+def test_the_clock_constants_are_the_time_managers() -> None:
+    """The time manager reads its constants from the table, and a set one
+    moves the allotment; a refused value leaves it."""
+    assert CLOCK_PARAMS and clock_params() == {p.name: p.default for p in CLOCK_PARAMS}
+    before = allot(60_000, 0, None, 30)
+    try:
+        set_clock_param("TM_MOVES_TO_GO", 20)
+        assert allot(60_000, 0, None, 30)[0] > before[0]
+        set_clock_param("TM_HARD_FACTOR", 2.0)
+        soft, hard = allot(60_000, 0, None, 30)
+        assert hard == round(2.0 * soft, 1)
+        for bad in (("TM_MOVES_TO_GO", 10), ("TM_MOVES_TO_GO", 20.5), ("RFP_MARGIN", 90), ("TM_NOPE", 1)):
+            with pytest.raises(ValueError):
+                set_clock_param(*bad)
+        assert clock_params()["TM_MOVES_TO_GO"] == 20
+    finally:
+        for p in CLOCK_PARAMS:
+            set_clock_param(p.name, p.default)
+    assert allot(60_000, 0, None, 30) == before
 
 
 def test_the_build_flag() -> None:
@@ -132,3 +156,7 @@ def test_the_tuning_build_at_its_defaults_is_the_playing_build(tmp_path: Path) -
     # The reduction table follows LMR_BASE and LMR_DIVISOR.
     lmr = engine_says(folder, "setoption name LMR_DIVISOR value 200", "bench")
     assert lmr[-1].split()[0] != str(BENCH_SIGNATURE)
+    # A clock constant is an option too, and refused out of its range.
+    clock = engine_says(folder, "setoption name TM_MOVES_TO_GO value 5", "setoption name TM_HARD_FACTOR value 300",
+                        "isready")
+    assert sum(line.startswith("info string error") for line in clock) == 1 and clock[-1] == "readyok"
