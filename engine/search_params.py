@@ -223,7 +223,7 @@ def header(tune: bool) -> str:
     functions the core's Python API reads them by."""
     n = len(CORE_PARAMS)
     lines = ["/* Generated from engine/search_params.py by setup.py: do not edit. */",
-             "#ifndef NMM_CORE_PARAMS_H", "#define NMM_CORE_PARAMS_H", "",
+             "#ifndef NMM_SEARCH_PARAMS_H", "#define NMM_SEARCH_PARAMS_H", "",
              f"#define NMM_TUNE {int(tune)}", f"#define NMM_N_PARAMS {n}", ""]
     for p in CORE_PARAMS:
         if tune:
