@@ -427,11 +427,15 @@ tune-build: build
 	$(PY) -m engine.tools.frozen $(or $(FROZEN),HEAD)+tune
 
 # tune-search GROUP=pruning: SPSA (nmm-chess tune) on one group's constants (pruning, reductions,
-# extensions, aspiration, see, history, time) from the table's start, range, c_end and r_end, on the
-# tuning build of FROZEN. A run cut short goes on from var/tune/search-GROUP/state.json with the same
-# arguments. TUNE_ITERATIONS, TUNE_PAIRS, TUNE_TC, CONCURRENCY as nmm-chess tune's options.
+# extensions, aspiration, see, history, time; several joined by commas) from the table's start,
+# range, c_end and r_end, on the tuning build of FROZEN. TUNE_R_END replaces the table's r_end
+# (fishtest's 0.002 is for tens of thousands of pairs; near 0.5/sqrt(pairs) for a short run).
+# A run cut short goes on from var/tune/search-GROUP/state.json with the same arguments.
+# TUNE_ITERATIONS, TUNE_PAIRS, TUNE_TC, CONCURRENCY as nmm-chess tune's options.
+comma := ,
+TUNE_GROUP = $(or $(GROUP),pruning)
 tune-search: tune-build
 	$(PY) -m engine.cli tune --engine nmm@$(or $(FROZEN),HEAD)+tune \
-	    $$($(PY) -m engine.search_params spsa $(or $(GROUP),pruning)) \
+	    $$($(PY) -m engine.search_params spsa $(TUNE_GROUP) $(TUNE_R_END)) \
 	    --iterations $(or $(TUNE_ITERATIONS),200) --pairs $(or $(TUNE_PAIRS),2) --tc $(or $(TUNE_TC),5+0.05) \
-	    --concurrency $(or $(CONCURRENCY),1) --seed $(or $(SEED),1) --out var/tune/search-$(or $(GROUP),pruning)
+	    --concurrency $(or $(CONCURRENCY),1) --seed $(or $(SEED),1) --out var/tune/search-$(subst $(comma),+,$(TUNE_GROUP))

@@ -93,10 +93,12 @@ class SearchParam:
     def uci_max(self) -> int:
         return self.to_uci(self.max)
 
-    def spsa(self) -> str:
-        """``Name=start,min,max,c_end,r_end`` in UCI units, as ``nmm-chess tune`` takes it."""
+    def spsa(self, r_end: float | None = None) -> str:
+        """``Name=start,min,max,c_end,r_end`` in UCI units, as ``nmm-chess tune``
+        takes it; ``r_end`` replaces the table's learning rate."""
         c_end = self.c_end * UCI_SCALE if self.is_float else self.c_end
-        return f"{self.name}={self.uci_default},{self.uci_min},{self.uci_max},{c_end:g},{self.r_end:g}"
+        return (f"{self.name}={self.uci_default},{self.uci_min},{self.uci_max},{c_end:g},"
+                f"{r_end if r_end is not None else self.r_end:g}")
 
 
 def _p(name: str, default: int | float, low: int | float, high: int | float, c_end: float, group: str,
@@ -205,10 +207,24 @@ CLOCK_PARAMS = tuple(p for p in SEARCH_PARAMS if p.where == CLOCK)    # in engin
 
 
 def in_group(group: str) -> tuple[SearchParam, ...]:
-    """The constants of one of GROUPS; ValueError for another name."""
-    if group not in GROUPS:
-        raise ValueError(f"no group {group!r}: one of {', '.join(GROUPS)}")
-    return tuple(p for p in SEARCH_PARAMS if p.group == group)
+    """The constants of one of GROUPS, or of several joined by commas
+    (``pruning,see``: groups that interact, tuned together); ValueError for
+    another name."""
+    names = group.split(",")
+    for name in names:
+        if name not in GROUPS:
+            raise ValueError(f"no group {name!r}: one of {', '.join(GROUPS)}")
+    return tuple(p for p in SEARCH_PARAMS if p.group in names)
+
+
+def spsa_line(group: str, r_end: float | None = None) -> str:
+    """The PARAMS of ``nmm-chess tune`` for ``group`` (see in_group), one line.
+
+    ``r_end`` overrides the table's fishtest rate (0.002, made for tens of
+    thousands of game pairs): a run of N pairs moves a constant by noise
+    alone about r_end * c_end * sqrt(N) steps, so a short run takes a larger
+    one, near 0.5 / sqrt(N), or it ends where it began."""
+    return " ".join(p.spsa(r_end) for p in in_group(group))
 
 
 # --- the generated files ---------------------------------------------------------
@@ -318,19 +334,19 @@ def markdown() -> str:
 
 def main(argv: list[str]) -> None:
     """``python -m engine.search_params docs [PATH]``: write docs/search_params.md;
-    ``spsa GROUP``: the group's PARAMS for ``nmm-chess tune`` (UCI units), one line;
+    ``spsa GROUP [R_END]``: the group's PARAMS for ``nmm-chess tune`` (UCI units), one line;
     ``header [--tune]``: write ext/search_params.h and .pxi (setup.py does it)."""
     command, rest = (argv[0], argv[1:]) if argv else ("docs", [])
     if command == "docs":
         path = Path(rest[0]) if rest else DOCS
         path.write_text(markdown())
         print(f"{len(SEARCH_PARAMS)} search constants in {path}")
-    elif command == "spsa" and len(rest) == 1:
-        print(" ".join(p.spsa() for p in in_group(rest[0])))
+    elif command == "spsa" and len(rest) in (1, 2):
+        print(spsa_line(rest[0], float(rest[1]) if len(rest) == 2 else None))
     elif command == "header":
         generate("--tune" in rest)
     else:
-        sys.exit("usage: python -m engine.search_params docs [PATH] | spsa GROUP | header [--tune]")
+        sys.exit("usage: python -m engine.search_params docs [PATH] | spsa GROUP[,GROUP] [R_END] | header [--tune]")
 
 
 if __name__ == "__main__":

@@ -116,6 +116,17 @@ def test_spsa_params_are_in_uci_units() -> None:
         assert (parsed.name, parsed.start, parsed.lo, parsed.hi) == (p.name, p.uci_default, p.uci_min, p.uci_max)
 
 
+def test_spsa_line_joins_groups_and_takes_a_learning_rate() -> None:
+    from engine.search_params import in_group, spsa_line
+    from engine.tools.tune import parse_param
+    joined = [parse_param(t) for t in spsa_line("pruning,see", 0.02).split()]
+    assert [p.name for p in joined] == [p.name for p in SEARCH_PARAMS if p.group in ("pruning", "see")]
+    assert {p.r_end for p in joined} == {0.02}
+    assert {parse_param(t).r_end for t in spsa_line("history").split()} == {0.002}
+    with pytest.raises(ValueError, match="no group 'prunning'"):
+        in_group("see,prunning")
+
+
 # --- the tuning build (slow: the core is compiled again) --------------------------------
 
 def tuning_copy(folder: Path) -> Path:
