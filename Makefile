@@ -10,7 +10,7 @@ CORE   := build/.core-built
 
 .PHONY: docs syzygy-study syzygy-match texel-data texel texel-own search-sprt sprt-status screens-status endgame-match strength-gauntlet strength-gauntlet-before threads-study threads-match threads-soak compress-pgns cutoffs nmm-cut tree-size tree-size-deep chessmaps-study regions strategy run build test test-all perft-full bench-perft bench wac fuzz soak matches gauntlet ablation \
         td-data td-net td-leaf td-match td-sprt td-bench evaluators selfplay nnue-gauntlet nnue-net nnue-bench nnue-scaling \
-        nnue-screen nnue-sprt pgn-records wdl-model wdl-fit elo-ladder tune-build tune-search clean
+        nnue-screen nnue-sprt pgn-records wdl-model wdl-fit elo-ladder tune-build tune-search tune-sprt clean
 
 DATA   ?= $(or $(NMM_DATA),../shared/data)
 
@@ -439,3 +439,22 @@ tune-search: tune-build
 	    $$($(PY) -m engine.search_params spsa $(TUNE_GROUP) $(TUNE_R_END)) \
 	    --iterations $(or $(TUNE_ITERATIONS),200) --pairs $(or $(TUNE_PAIRS),2) --tc $(or $(TUNE_TC),5+0.05) \
 	    --concurrency $(or $(CONCURRENCY),1) --seed $(or $(SEED),1) --out var/tune/search-$(subst $(comma),+,$(TUNE_GROUP))
+
+# tune-sprt GROUP=pruning FROZEN=REV: the values a tune-search run ended at (the constants it moved,
+# read from its state.json when the test begins and written in the log's first line) against the
+# defaults, both on the tuning build of REV: SPRT [0, 5] logistic Elo at 10+0.1, reports/strength/
+# tune_GROUP.log and .pgn. TC=60+0.6 SPRT=off TUNE_GAMES=200 PART=_60s: the confirmation at a longer
+# clock. RESUME=1 goes on (its games count) with the values of the log's first line.
+TUNE_NAME = $(subst $(comma),+,$(TUNE_GROUP))$(PART)
+TUNE_LOG = reports/strength/tune_$(TUNE_NAME).log
+TUNED = $(if $(RESUME),$$(sed -n '1s/.*TUNED=//p' $(TUNE_LOG)),$$($(PY) -m engine.search_params tuned var/tune/search-$(subst $(comma),+,$(TUNE_GROUP))/state.json))
+tune-sprt: tune-build
+	mkdir -p reports/strength
+	@tuned="$(TUNED)"; test -n "$$tuned" || { echo "tune-sprt: no constant moved"; exit 2; }; \
+	echo "# engines nmm@$(FROZEN)+tune: make tune-sprt GROUP=$(TUNE_GROUP) SEED=$(or $(SEED),431) TC=$(or $(TC),10+0.1) PART=$(PART) FROZEN=$(FROZEN) TUNED=$$tuned" \
+	    | tee $(if $(RESUME),-a) $(TUNE_LOG); \
+	$(PY) -m engine.cli match nmm@$(FROZEN)+tune:$$tuned nmm@$(FROZEN)+tune --games $(or $(TUNE_GAMES),4000) \
+	    --tc $(or $(TC),10+0.1) --seed $(or $(SEED),431) $(if $(filter off,$(SPRT)),,--sprt 0 5 --sprt-model logistic) \
+	    --concurrency $(or $(CONCURRENCY),2) $(if $(RESUME),--resume) \
+	    --pgn reports/strength/tune_$(TUNE_NAME).pgn | tee -a $(TUNE_LOG)
+	$(call gzip-pgn,reports/strength/tune_$(TUNE_NAME).pgn)

@@ -227,6 +227,31 @@ def spsa_line(group: str, r_end: float | None = None) -> str:
     return " ".join(p.spsa(r_end) for p in in_group(group))
 
 
+
+def tuned(state_path: Path) -> dict[str, int]:
+    """The UCI values (rounded) a ``nmm-chess tune`` run's state ended at,
+    for the constants of this table that it moved off their defaults."""
+    import json
+    theta = json.loads(Path(state_path).read_text())["theta"]
+    values = {name: round(value) for name, value in theta.items() if name in PARAMS_BY_NAME}
+    return {name: v for name, v in values.items() if v != PARAMS_BY_NAME[name].uci_default}
+
+
+def tuned_spec(state_path: Path) -> str:
+    """The engine-spec options of ``tuned``: ``NAME=V,NAME=V`` (empty when
+    nothing moved), as ``nmm@REV+tune:`` takes them."""
+    return ",".join(f"{name}={v}" for name, v in tuned(state_path).items())
+
+
+def tuned_table(state_path: Path) -> str:
+    """A markdown table of the moved constants: default and tuned value in
+    the constant's own units."""
+    rows = ["| Name | Default | Tuned |", "|---|---|---|"]
+    for name, v in tuned(state_path).items():
+        p = PARAMS_BY_NAME[name]
+        rows.append(f"| `{name}` | {p.default!r} | {p.from_uci(v)!r} |")
+    return "\n".join(rows)
+
 # --- the generated files ---------------------------------------------------------
 
 def _c(value: int | float) -> str:
@@ -335,6 +360,7 @@ def markdown() -> str:
 def main(argv: list[str]) -> None:
     """``python -m engine.search_params docs [PATH]``: write docs/search_params.md;
     ``spsa GROUP [R_END]``: the group's PARAMS for ``nmm-chess tune`` (UCI units), one line;
+    ``tuned STATE [--table]``: a tuning run's moved constants, as spec options or a table;
     ``header [--tune]``: write ext/search_params.h and .pxi (setup.py does it)."""
     command, rest = (argv[0], argv[1:]) if argv else ("docs", [])
     if command == "docs":
@@ -343,10 +369,13 @@ def main(argv: list[str]) -> None:
         print(f"{len(SEARCH_PARAMS)} search constants in {path}")
     elif command == "spsa" and len(rest) in (1, 2):
         print(spsa_line(rest[0], float(rest[1]) if len(rest) == 2 else None))
+    elif command == "tuned" and rest:
+        print(tuned_table(Path(rest[0])) if "--table" in rest else tuned_spec(Path(rest[0])))
     elif command == "header":
         generate("--tune" in rest)
     else:
-        sys.exit("usage: python -m engine.search_params docs [PATH] | spsa GROUP[,GROUP] [R_END] | header [--tune]")
+        sys.exit("usage: python -m engine.search_params docs [PATH] | spsa GROUP[,GROUP] [R_END] | "
+                 "tuned STATE [--table] | header [--tune]")
 
 
 if __name__ == "__main__":
