@@ -84,3 +84,15 @@ def test_a_tuning_step_on_a_local_ray_cluster(tmp_path, two_openings):
     assert result.exit_code == 0, result.output
     here, there = (json.loads((tmp_path / d / "state.json").read_text()) for d in ("here", "ray"))
     assert there["k"] == 2 and there["history"] == here["history"]      # fixed depth: the same games
+
+
+def test_the_report_of_a_run_in_progress(tmp_path):
+    params = [tune.parse_param("X=20,0,100,4,0.02"), tune.parse_param("Y=80,0,100,4,0.02")]
+    seen = []
+    tune.tune(params, 3, noisy_pair({"X": 60, "Y": 40}, 3), tmp_path / "state.json", log=lambda *a: None,
+              on_step=lambda state: seen.append(state["k"]))
+    assert seen == [1, 2, 3]
+    tune.write_report(json.loads((tmp_path / "state.json").read_text()), tmp_path)
+    rows = (tmp_path / "tune.csv").read_text().splitlines()
+    assert rows[0] == "k,result,X,Y" and [r.split(",")[0] for r in rows[1:]] == ["1", "2", "3"]
+    assert (tmp_path / "tune.png").stat().st_size > 1000

@@ -203,6 +203,9 @@ def sweep(ranges: tuple[str, ...], engine_spec: str, measure: str, depth: int | 
     click.echo(sw.write_reports(Path(out), points, done, figure))
 
 
+REPORT_EVERY = 10      # steps between two refreshes of tune.csv and tune.png
+
+
 @click.command()
 @click.argument("params", nargs=-1, required=True)
 @click.option("--engine", "engine_spec", default="nmm", show_default=True, help="The engine tuned (a spec).")
@@ -215,7 +218,7 @@ def sweep(ranges: tuple[str, ...], engine_spec: str, measure: str, depth: int | 
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--concurrency", type=int, default=1, show_default=True)
 @click.option("--out", type=click.Path(file_okay=False), default="var/tune", show_default=True,
-              help="state.json (a rerun goes on from it), tune.csv, tune.png.")
+              help="state.json (a rerun goes on from it), tune.csv, tune.png (every 10 steps).")
 @click.option("--cluster", default=None, metavar="ADDRESS",
               help="Play each step's game pairs on a Ray cluster (e.g. ray://head:10001; 'local' starts one here).")
 def tune(params: tuple[str, ...], engine_spec: str, iterations: int, pairs: int, tc: str, depth: int | None,
@@ -244,11 +247,12 @@ def tune(params: tuple[str, ...], engine_spec: str, iterations: int, pairs: int,
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     play = t.play_pairs(spec, boards, pairs, *clock(tc), depth, concurrency, spins, parsed, seed, cluster)
-    state = t.tune(parsed, iterations, play, folder / "state.json", seed, click.echo)
-    names = [p.name for p in parsed]
-    (folder / "tune.csv").write_text("k,result," + ",".join(names) + "\n" + "".join(
-        f"{h['k']},{h['result']:g}," + ",".join(f"{h[n]:.6g}" for n in names) + "\n" for h in state["history"]))
-    t.plot(state, folder / "tune.png")
+
+    def refresh(state: dict) -> None:
+        if state["k"] % REPORT_EVERY == 0:
+            t.write_report(state, folder)
+    state = t.tune(parsed, iterations, play, folder / "state.json", seed, click.echo, on_step=refresh)
+    t.write_report(state, folder)
     click.echo("tuned: " + " ".join(f"{k}={v}" for k, v in t.option_values(parsed, state["theta"], spins).items()))
 
 

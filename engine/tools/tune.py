@@ -85,8 +85,10 @@ def step(params: list[Param], theta: dict[str, float], k: int, iterations: int, 
 
 
 def tune(params: list[Param], iterations: int, play: Callable[[dict[str, float], dict[str, float], int], float],
-         state_path: Path, seed: int = 1, log: Callable[[str], None] = print) -> dict:
-    """Run (or go on with) the tuning; the state file holds everything a rerun needs."""
+         state_path: Path, seed: int = 1, log: Callable[[str], None] = print,
+         on_step: Callable[[dict], None] | None = None) -> dict:
+    """Run (or go on with) the tuning; the state file holds everything a rerun
+    needs. ``on_step(state)`` is called after each step (a report's refresh)."""
     config = {"params": [asdict(p) for p in params], "iterations": iterations, "seed": seed}
     if state_path.exists():
         state = json.loads(state_path.read_text())
@@ -104,12 +106,23 @@ def tune(params: list[Param], iterations: int, play: Callable[[dict[str, float],
         state["history"].append({"k": k, "result": result, **theta})
         save_json(state_path, state, indent=1)
         log(f"step {k}/{iterations}: {result:+g}; " + ", ".join(f"{n} {v:.4g}" for n, v in theta.items()))
+        if on_step:
+            on_step(state)
     return state
 
 
 def option_values(params: list[Param], theta: dict[str, float], spins: set[str]) -> dict[str, str]:
     """UCI values: spin options rounded to integers."""
     return {p.name: str(round(theta[p.name])) if p.name in spins else f"{theta[p.name]:.6g}" for p in params}
+
+
+def write_report(state: dict, folder: Path) -> None:
+    """``tune.csv`` (one row a step: k, the result, theta) and ``tune.png``
+    (each option's path) beside the state."""
+    names = [p["name"] for p in state["config"]["params"]]
+    (folder / "tune.csv").write_text("k,result," + ",".join(names) + "\n" + "".join(
+        f"{h['k']},{h['result']:g}," + ",".join(f"{h[n]:.6g}" for n in names) + "\n" for h in state["history"]))
+    plot(state, folder / "tune.png")
 
 
 def plot(state: dict, path: Path) -> None:
@@ -151,3 +164,10 @@ def play_pairs(spec, openings: list, pairs: int, base: float, inc: float, depth:
             run_units(play_pair, units, set(), lambda _, found: games.extend(found), cluster=cluster)
         return float(sum(g.a_score == 1.0 for g in games) - sum(g.a_score == 0.0 for g in games))
     return play
+
+
+if __name__ == "__main__":
+    # python -m engine.tools.tune FOLDER: tune.csv and tune.png of FOLDER/state.json (a run in progress too)
+    import sys
+    folder = Path(sys.argv[1])
+    write_report(json.loads((folder / "state.json").read_text()), folder)
