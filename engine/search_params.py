@@ -347,7 +347,9 @@ def markdown() -> str:
              "option of the same name, listed by its `uci` only: a float's option is its value in hundredths",
              f"(`LMR_DIVISOR` 2.25 is `setoption name LMR_DIVISOR value 225`). `make tune-search GROUP=pruning`",
              "tunes a group with `nmm-chess tune` on the tuning build of a commit (`nmm@REV+tune`); c_end and",
-             "r_end below are its SPSA steps, in the constant's own units.", ""]
+             f"r_end ({R_END:g} for each; `TUNE_R_END` replaces it for a short run) are its SPSA steps, in the",
+             "constant's own units. `make tune-sprt GROUP=pruning` plays the values a run ended at against the",
+             "defaults (SPRT [0, 5] at 10+0.1); results: reports/strength/README.md, issue 43's section.", ""]
     for group in GROUPS:
         lines += [f"## {group}", "", "| Name | Type | Default | Range | c_end | What it does |",
                   "|---|---|---|---|---|---|"]
