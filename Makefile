@@ -434,11 +434,12 @@ tune-build: build
 # TUNE_ITERATIONS, TUNE_PAIRS, TUNE_TC, CONCURRENCY as nmm-chess tune's options.
 comma := ,
 TUNE_GROUP = $(or $(GROUP),pruning)
+TUNE_DIR = var/tune/search-$(subst $(comma),+,$(TUNE_GROUP))
 tune-search: tune-build
 	$(PY) -m engine.cli tune --engine nmm@$(or $(FROZEN),HEAD)+tune \
 	    $$($(PY) -m engine.search_params spsa $(TUNE_GROUP) $(TUNE_R_END)) \
 	    --iterations $(or $(TUNE_ITERATIONS),200) --pairs $(or $(TUNE_PAIRS),2) --tc $(or $(TUNE_TC),5+0.05) \
-	    --concurrency $(or $(CONCURRENCY),1) --seed $(or $(SEED),1) --out var/tune/search-$(subst $(comma),+,$(TUNE_GROUP))
+	    --concurrency $(or $(CONCURRENCY),1) --seed $(or $(SEED),1) --out $(TUNE_DIR)
 
 # tune-sprt GROUP=pruning FROZEN=REV: the values a tune-search run ended at (the constants it moved,
 # read from its state.json when the test begins and written in the log's first line) against the
@@ -447,7 +448,7 @@ tune-search: tune-build
 # clock. RESUME=1 goes on (its games count) with the values of the log's first line.
 TUNE_NAME = $(subst $(comma),+,$(TUNE_GROUP))$(PART)
 TUNE_LOG = reports/strength/tune_$(TUNE_NAME).log
-TUNED = $(if $(RESUME),$$(sed -n '1s/.*TUNED=//p' $(TUNE_LOG)),$$($(PY) -m engine.search_params tuned var/tune/search-$(subst $(comma),+,$(TUNE_GROUP))/state.json))
+TUNED = $(if $(RESUME),$$(sed -n '1s/.*TUNED=//p' $(TUNE_LOG)),$$($(PY) -m engine.search_params tuned $(TUNE_DIR)/state.json))
 tune-sprt: tune-build
 	mkdir -p reports/strength
 	@tuned="$(TUNED)"; test -n "$$tuned" || { echo "tune-sprt: no constant moved"; exit 2; }; \

@@ -227,7 +227,6 @@ def spsa_line(group: str, r_end: float | None = None) -> str:
     return " ".join(p.spsa(r_end) for p in in_group(group))
 
 
-
 def tuned(state_path: Path) -> dict[str, int]:
     """The UCI values (rounded) a ``nmm-chess tune`` run's state ended at,
     for the constants of this table that it moved off their defaults."""
@@ -251,6 +250,7 @@ def tuned_table(state_path: Path) -> str:
         p = PARAMS_BY_NAME[name]
         rows.append(f"| `{name}` | {p.default!r} | {p.from_uci(v)!r} |")
     return "\n".join(rows)
+
 
 # --- the generated files ---------------------------------------------------------
 

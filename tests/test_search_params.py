@@ -127,6 +127,15 @@ def test_spsa_line_joins_groups_and_takes_a_learning_rate() -> None:
         in_group("see,prunning")
 
 
+def test_tuned_reads_the_moved_constants_of_a_run(tmp_path: Path) -> None:
+    from engine.search_params import tuned, tuned_spec, tuned_table
+    state = tmp_path / "state.json"
+    state.write_text('{"theta": {"RFP_MARGIN": 86.6, "NMP_BASE": 3.2, "LMR_DIVISOR": 231.4, "Other": 5}}')
+    assert tuned(state) == {"RFP_MARGIN": 87, "LMR_DIVISOR": 231}     # NMP_BASE rounds back to 3
+    assert tuned_spec(state) == "RFP_MARGIN=87,LMR_DIVISOR=231"
+    assert "| `LMR_DIVISOR` | 2.25 | 2.31 |" in tuned_table(state).splitlines()
+
+
 # --- the tuning build (slow: the core is compiled again) --------------------------------
 
 def tuning_copy(folder: Path) -> Path:
@@ -171,12 +180,3 @@ def test_the_tuning_build_at_its_defaults_is_the_playing_build(tmp_path: Path) -
     clock = engine_says(folder, "setoption name TM_MOVES_TO_GO value 5", "setoption name TM_HARD_FACTOR value 300",
                         "isready")
     assert sum(line.startswith("info string error") for line in clock) == 1 and clock[-1] == "readyok"
-
-
-def test_tuned_reads_the_moved_constants_of_a_run(tmp_path: Path) -> None:
-    from engine.search_params import tuned, tuned_spec, tuned_table
-    state = tmp_path / "state.json"
-    state.write_text('{"theta": {"RFP_MARGIN": 86.6, "NMP_BASE": 3.2, "LMR_DIVISOR": 231.4, "Other": 5}}')
-    assert tuned(state) == {"RFP_MARGIN": 87, "LMR_DIVISOR": 231}     # NMP_BASE rounds back to 3
-    assert tuned_spec(state) == "RFP_MARGIN=87,LMR_DIVISOR=231"
-    assert "| `LMR_DIVISOR` | 2.25 | 2.31 |" in tuned_table(state).splitlines()
