@@ -173,8 +173,9 @@ nnue-sprt: build
 
 # Issue 41's gauntlet: the engine with its net (nmm@FROZEN at its defaults, Eval nnue) and, as
 # "before", with Eval=handwritten (EVAL=handwritten, OUT=reports/nnue/gauntlet_handwritten),
-# 100 games a pairing at 10+0.1, the openings of strength-gauntlet (seed 71).
-NNUE_GAUNTLET_OPPONENTS ?= ethereal toga2 glaurung:Threads=1
+# 100 games a pairing at 10+0.1, the openings of strength-gauntlet (seed 71). Stockfish at
+# UCI_Elo 2600 joined the field for issue 43's "before" (a rerun plays only the pairings not in pairs.json).
+NNUE_GAUNTLET_OPPONENTS ?= ethereal toga2 glaurung:Threads=1 stockfish:UCI_LimitStrength=true,UCI_Elo=2600
 nnue-gauntlet: build
 	$(PY) -m engine.cli tournament $(NMM)$(if $(EVAL),:Eval=$(EVAL)) $(NNUE_GAUNTLET_OPPONENTS) \
 	    --gauntlet --games $(STRENGTH_GAMES) --tc 10+0.1 --concurrency 2 --seed 71 \
@@ -329,20 +330,23 @@ texel-own: build
 # must pass the same FROZEN (the log's first line names it; a PGN played by another build is
 # refused, its players' names carry the commit). At the end the PGN is gzipped for committing.
 # FROZEN= (empty) plays the working tree, as before frozen builds: for resuming a test begun so.
+# SPRT_DIR: where the logs and games go; issue 43 finished issue 14's open tests on the build
+# with the net in reports/strength/nnue (their first parts, handwritten, stay where they were).
 FROZEN ?= $(shell git rev-parse --short=7 HEAD)
+SPRT_DIR ?= reports/strength
 NMM = $(if $(FROZEN),nmm@$(FROZEN),nmm)
 search-sprt: build
-	mkdir -p reports/strength
+	mkdir -p $(SPRT_DIR)
 	@echo "# engines $(NMM): make search-sprt OPTION=$(OPTION) VALUE=$(or $(VALUE),true) SEED=$(SEED) PART=$(PART) FROZEN=$(FROZEN)" \
-	    | tee $(if $(RESUME),-a) reports/strength/$(OPTION)$(PART).log
+	    | tee $(if $(RESUME),-a) $(SPRT_DIR)/$(OPTION)$(PART).log
 	$(PY) -m engine.cli match $(NMM):$(OPTION)=$(or $(VALUE),true) $(NMM) --games 2000 \
 	    --tc $(or $(TC),10+0.1) --seed $(SEED) $(if $(filter off,$(SPRT)),,--sprt 0 10 --sprt-model logistic) \
 	    --concurrency $(or $(CONCURRENCY),1) $(if $(RESUME),--resume) \
-	    --pgn reports/strength/$(OPTION)$(PART).pgn | tee -a reports/strength/$(OPTION)$(PART).log
-	$(call gzip-pgn,reports/strength/$(OPTION)$(PART).pgn)
+	    --pgn $(SPRT_DIR)/$(OPTION)$(PART).pgn | tee -a $(SPRT_DIR)/$(OPTION)$(PART).log
+	$(call gzip-pgn,$(SPRT_DIR)/$(OPTION)$(PART).pgn)
 
 sprt-status:
-	$(PY) -m engine.cli match-log $(sort $(wildcard reports/strength/$(OPTION).log reports/strength/$(OPTION)_?.log)) \
+	$(PY) -m engine.cli match-log $(sort $(wildcard $(SPRT_DIR)/$(OPTION).log $(SPRT_DIR)/$(OPTION)_?.log)) \
 	    --sprt 0 10 --sprt-model logistic
 
 # Every search option's test so far, one line each (reports/strength/README.md, "Search options").
@@ -350,7 +354,7 @@ SCREENS ?= SEEPruning SingularExtensions CounterMoves ContinuationHistory Histor
            CutNodeLMR QSearchChecks HistoryPruning ImprovingMargins CheckExtension
 screens-status:
 	@for o in $(SCREENS); do \
-	    if [ -f reports/strength/$$o.log ]; then \
+	    if [ -f $(SPRT_DIR)/$$o.log ]; then \
 	        printf '%-20s ' $$o; $(MAKE) -s sprt-status OPTION=$$o | tail -n 1; \
 	    else printf '%-20s not played\n' $$o; fi; done
 
