@@ -330,8 +330,9 @@ texel-own: build
 # must pass the same FROZEN (the log's first line names it; a PGN played by another build is
 # refused, its players' names carry the commit). At the end the PGN is gzipped for committing.
 # FROZEN= (empty) plays the working tree, as before frozen builds: for resuming a test begun so.
-# SPRT_DIR: where the logs and games go; issue 43 finished issue 14's open tests on the build
+# SPRT_DIR: where the logs and games go; issue 43 finishes issue 14's open tests on the build
 # with the net in reports/strength/nnue (their first parts, handwritten, stay where they were).
+# SPRT_GAMES: the bound on a test's games (2000), raised for a test that must reach its verdict.
 FROZEN ?= $(shell git rev-parse --short=7 HEAD)
 SPRT_DIR ?= reports/strength
 NMM = $(if $(FROZEN),nmm@$(FROZEN),nmm)
@@ -339,7 +340,7 @@ search-sprt: build
 	mkdir -p $(SPRT_DIR)
 	@echo "# engines $(NMM): make search-sprt OPTION=$(OPTION) VALUE=$(or $(VALUE),true) SEED=$(SEED) PART=$(PART) FROZEN=$(FROZEN)" \
 	    | tee $(if $(RESUME),-a) $(SPRT_DIR)/$(OPTION)$(PART).log
-	$(PY) -m engine.cli match $(NMM):$(OPTION)=$(or $(VALUE),true) $(NMM) --games 2000 \
+	$(PY) -m engine.cli match $(NMM):$(OPTION)=$(or $(VALUE),true) $(NMM) --games $(or $(SPRT_GAMES),2000) \
 	    --tc $(or $(TC),10+0.1) --seed $(SEED) $(if $(filter off,$(SPRT)),,--sprt 0 10 --sprt-model logistic) \
 	    --concurrency $(or $(CONCURRENCY),1) $(if $(RESUME),--resume) \
 	    --pgn $(SPRT_DIR)/$(OPTION)$(PART).pgn | tee -a $(SPRT_DIR)/$(OPTION)$(PART).log
