@@ -294,7 +294,7 @@ tree-size-deep: build
 $(DEPS): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q setuptools wheel "Cython>=3.0"
+	$(PY) -m pip install -q "setuptools>=77" wheel "Cython>=3.0"
 	$(PY) -m pip install -q --no-build-isolation -e '.[dev]'
 	@touch $@
 

@@ -457,28 +457,27 @@ class Session:
     def _load_nnue(self, path: str) -> None:
         """Read and check NnueFile and install it (it is then the evaluation in use)."""
         from engine.evaluation.nnue import load_nnue
-        from engine.nets import NetError, evaluation_id
-        resolved = self._file("NnueFile", path)
-        try:
-            net = load_nnue(resolved)
-        except NetError as e:
-            raise OptionError(f"NnueFile: {e}") from None
-        net.install(self._searcher)
-        self._nnue_net = net
+        self._nnue_net, self._nnue_id = self._install_net("NnueFile", path, load_nnue)
         self._nnue_file = path
-        self._nnue_id = evaluation_id(resolved)
 
     def _load_td(self, path: str) -> None:
-        from engine.nets import NetError, evaluation_id, load_td
-        resolved = self._file("EvalFile", path)
-        try:
-            net = load_td(resolved)
-        except NetError as e:
-            raise OptionError(f"EvalFile: {e}") from None
-        net.install(self._searcher)
-        self._td_net = net
+        """Read and check EvalFile and install it (it is then the evaluation in use)."""
+        from engine.nets import load_td
+        self._td_net, self._td_id = self._install_net("EvalFile", path, load_td)
         self._td_file = path
-        self._td_id = evaluation_id(resolved)
+
+    def _install_net(self, option: str, path: str, loader):
+        """The net `loader` reads from the file an option names, installed in
+        the searcher, and its evaluation_id; a file that fails its checks is
+        an OptionError, and the searcher keeps the net it had."""
+        from engine.nets import NetError, evaluation_id
+        resolved = self._file(option, path)
+        try:
+            net = loader(resolved)
+        except NetError as e:
+            raise OptionError(f"{option}: {e}") from None
+        net.install(self._searcher)
+        return net, evaluation_id(resolved)
 
     def _apply_hhweight(self) -> None:
         """HistoryWeight is in millionths (UCI spins are integers, and useful
