@@ -466,7 +466,7 @@ class Session:
         self._td_net, self._td_id = self._install_net("EvalFile", path, load_td)
         self._td_file = path
 
-    def _install_net(self, option: str, path: str, loader):
+    def _install_net(self, option: str, path: str, loader: Callable[[Path], Any]) -> tuple[Any, str]:
         """The net `loader` reads from the file an option names, installed in
         the searcher, and its evaluation_id; a file that fails its checks is
         an OptionError, and the searcher keeps the net it had."""
