@@ -436,7 +436,7 @@ tune-build: build
 # range, c_end and r_end, on the tuning build of FROZEN. TUNE_R_END replaces the table's r_end
 # (fishtest's 0.002 is for tens of thousands of pairs; near 0.5/sqrt(pairs) for a short run).
 # A run cut short goes on from var/tune/search-GROUP/state.json with the same arguments.
-# TUNE_ITERATIONS, TUNE_PAIRS, TUNE_TC, CONCURRENCY as nmm-chess tune's options.
+# TUNE_ITERATIONS, TUNE_PAIRS, TUNE_TC, TUNE_NODES (fixed nodes a move instead of the clock), CONCURRENCY as nmm-chess tune's options.
 comma := ,
 TUNE_GROUP = $(or $(GROUP),pruning)
 TUNE_DIR = var/tune/search-$(subst $(comma),+,$(TUNE_GROUP))
@@ -444,7 +444,7 @@ tune-search: tune-build
 	$(PY) -m engine.cli tune --engine nmm@$(or $(FROZEN),HEAD)+tune \
 	    $$($(PY) -m engine.search_params spsa $(TUNE_GROUP) $(TUNE_R_END)) \
 	    --iterations $(or $(TUNE_ITERATIONS),200) --pairs $(or $(TUNE_PAIRS),2) --tc $(or $(TUNE_TC),5+0.05) \
-	    --concurrency $(or $(CONCURRENCY),1) --seed $(or $(SEED),1) --out $(TUNE_DIR)
+	    $(if $(TUNE_NODES),--nodes $(TUNE_NODES)) --concurrency $(or $(CONCURRENCY),1) --seed $(or $(SEED),1) --out $(TUNE_DIR)
 
 # tune-sprt GROUP=pruning FROZEN=REV: the values a tune-search run ended at (the constants it moved,
 # read from its state.json when the test begins and written in the log's first line) against the

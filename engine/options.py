@@ -254,6 +254,8 @@ OPTIONS: tuple[Option, ...] = (
           "are good and lengthen it where they are bad", _SEARCH, "history_lmr"),
     check("HistoryPruning", False, "at depth 4 or less, a late quiet move with bad statistics is skipped "
           "(off until games say otherwise)", _SEARCH, "history_pruning"),
+    check("CorrectionHistory", False, "the static evaluation plus its average error, measured by the search, "
+          "in positions with the same pawns (off until games say otherwise)", _SEARCH, "correction"),
     combo("TimeManagement", TIME_MODES[0], tuple(TIME_MODES), "how the thought on a clock bends to the "
           "search: `stability` (longer while the best move changes), `effort`, `balanced`, `fixed` "
           "(the baseline)", _TIME, "time_management"),

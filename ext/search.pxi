@@ -172,7 +172,7 @@ cdef int qsearch(Search* s, int alpha, int beta, int ply, bint checks) noexcept 
     cdef TTHit entry
     cdef bint hit
     cdef Move m, tt_move = 0, best_move = 0
-    cdef int score, best, stand_pat = NO_SCORE, tt_score, searched = 0
+    cdef int score, best, stand_pat = NO_SCORE, raw_eval = 0, tt_score, searched = 0
     cdef bint check
     s.pv_len[ply] = ply
     s.nodes += 1
@@ -202,7 +202,8 @@ cdef int qsearch(Search* s, int alpha, int beta, int ply, bint checks) noexcept 
     if check:
         best = -INFINITE
     else:
-        stand_pat = entry.eval if hit else static_eval(s, pos)
+        raw_eval = entry.eval if hit else static_eval(s, pos)
+        stand_pat = corrected_eval(s, pos, raw_eval)
         if stand_pat >= beta:
             return stand_pat
         if stand_pat > alpha:
@@ -238,7 +239,7 @@ cdef int qsearch(Search* s, int alpha, int beta, int ply, bint checks) noexcept 
         quiet_checks(s, alpha, beta, ply, &best, &best_move)
         if s.stopped:
             return 0
-    tt_store(s.tt, pos.key, 0, best, stand_pat if not check else 0,
+    tt_store(s.tt, pos.key, 0, best, raw_eval,
              BOUND_LOWER if best >= beta else BOUND_UPPER, best_move, ply)
     return best
 
@@ -355,7 +356,8 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
     cdef TTHit entry
     cdef bint hit
     cdef Move m, tt_move = 0, best_move = 0
-    cdef int score, best = -INFINITE, eval, tt_score, r, new_depth, searched = 0, quiets = 0
+    cdef int score, best = -INFINITE, eval, raw_eval = 0, tt_score, r, new_depth, searched = 0, quiets = 0
+    cdef int bound
     cdef int original_alpha = alpha
     cdef bint check = in_check(pos), is_pv = beta - alpha > 1, improving, noisy, gives_check
     cdef bint futile, killer
@@ -415,10 +417,9 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
         eval = NO_SCORE
     elif excluded:
         eval = s.static_eval[ply]      # the node's own, set before the test
-    elif hit:
-        eval = entry.eval
     else:
-        eval = static_eval(s, pos)
+        raw_eval = entry.eval if hit else static_eval(s, pos)
+        eval = corrected_eval(s, pos, raw_eval)
     s.static_eval[ply] = eval
     # Improving: the side to move stands better than two plies ago, so a
     # cut-off is likelier here: prune and reduce a little less.
@@ -608,9 +609,14 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
     long_branch_compare(&lb, s, best, beta, best_move)
     if excluded:
         return best
-    tt_store(s.tt, pos.key, depth, best, eval if not check else 0,
-             BOUND_LOWER if best >= beta else (BOUND_EXACT if best > original_alpha else BOUND_UPPER),
-             best_move, ply)
+    bound = BOUND_LOWER if best >= beta else (BOUND_EXACT if best > original_alpha else BOUND_UPPER)
+    # The correction learns from scores that say more than the evaluation:
+    # not a capture's gain, not a bound on the side the evaluation already is.
+    if (s.opt.correction and not check and (best_move == 0 or not is_noisy(pos, best_move))
+            and -MATE_BOUND < best < MATE_BOUND
+            and not (bound == BOUND_LOWER and best <= eval) and not (bound == BOUND_UPPER and best >= eval)):
+        corr_update(s, pos, best - raw_eval, depth)
+    tt_store(s.tt, pos.key, depth, best, raw_eval, bound, best_move, ply)
     return best
 
 
@@ -724,7 +730,7 @@ cdef void iterative_deepening(Search* s) noexcept nogil:
     if s.n_root == 0:
         return
     # The root's own evaluation: the "improving" test at ply 2 compares with it.
-    s.static_eval[0] = NO_SCORE if in_check(&s.pos) else static_eval(s, &s.pos)
+    s.static_eval[0] = NO_SCORE if in_check(&s.pos) else corrected_eval(s, &s.pos, static_eval(s, &s.pos))
     lines = s.opt.multipv if s.opt.multipv < s.n_root else s.n_root
     for depth in range(1, s.limits.depth + 1):
         if helper_skips(s, depth):

@@ -145,6 +145,7 @@ cdef class Searcher:
         self.s.opt.cont_history = False
         self.s.opt.history_lmr = False
         self.s.opt.history_pruning = False
+        self.s.opt.correction = False
         self.s.opt.time_mode = TIME_STABILITY
         self.s.opt.helper_depths = HELPERS_PATTERN
         self.s.opt.defer_busy = True
@@ -156,6 +157,7 @@ cdef class Searcher:
         self.s.tb = NULL
         memset(self.s.quiet_stats, 0, sizeof(self.s.quiet_stats))
         memset(self.s.cont_stats, 0, sizeof(self.s.cont_stats))
+        memset(self.s.corr_pawn, 0, sizeof(self.s.corr_pawn))
         memset(self.s.counters, 0, sizeof(self.s.counters))
         memset(self.s.excluded, 0, sizeof(self.s.excluded))
         self.s.opt.nmm_prob_high = 0.2
@@ -277,6 +279,7 @@ cdef class Searcher:
         memset(self.s.counters, 0, sizeof(self.s.counters))
         memset(self.s.quiet_stats, 0, sizeof(self.s.quiet_stats))
         memset(self.s.cont_stats, 0, sizeof(self.s.cont_stats))
+        memset(self.s.corr_pawn, 0, sizeof(self.s.corr_pawn))
         chains_clear(self.s)
         memset(self.group.busy, 0, sizeof(self.group.busy))
         self.s.hhupdate = 0
@@ -603,7 +606,8 @@ cdef class Searcher:
                   qs_checks: bool | None = None,
                   probcut: bool | None = None, cut_node_lmr: bool | None = None,
                   cont_history: bool | None = None, history_lmr: bool | None = None,
-                  history_pruning: bool | None = None, improving: bool | None = None,
+                  history_pruning: bool | None = None, correction: bool | None = None,
+                  improving: bool | None = None,
                   check_extension: bool | None = None,
                   time_management: str | None = None, helper_depths: str | None = None,
                   defer_busy: bool | None = None, defer_depth: int | None = None,
@@ -654,6 +658,8 @@ cdef class Searcher:
             self.s.opt.history_lmr = history_lmr
         if history_pruning is not None:
             self.s.opt.history_pruning = history_pruning
+        if correction is not None:
+            self.s.opt.correction = correction
         if razoring is not None:
             self.s.opt.razoring = razoring
         if qs_checks is not None:

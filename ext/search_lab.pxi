@@ -162,6 +162,17 @@ cdef class LabSearcher(Searcher):
 
     # --- the NNUE inside (nnue.pxi): the tests' hooks, and its cost -----------
 
+    def eval_correction(self, Board board) -> int:
+        """The centipawns CorrectionHistory adds to the static evaluation of
+        ``board`` now: what the searches so far measured for its pawns and
+        side to move (correction.pxi; read whether the option is on or not).
+
+        >>> lab = LabSearcher(hash_mb=1)
+        >>> lab.eval_correction(Board())
+        0
+        """
+        return self.s.corr_pawn[board.pos.stm][corr_index(&board.pos)] // CORR_GRAIN
+
     cdef void _need_nnue(self) except *:
         if self.nnue.hidden == 0:
             raise ValueError("no NNUE is loaded")

@@ -168,7 +168,8 @@ def test_material_counts(searcher: Searcher) -> None:
 # added for issue 14 switched on, the two parts of the core before it switched off.
 EXTRAS = {"see_pruning": True, "singular": True, "counter_moves": True, "razoring": True,
           "probcut": True, "cut_node_lmr": True, "cont_history": True, "history_lmr": True,
-          "history_pruning": True, "qs_checks": True, "improving": False, "check_extension": False}
+          "history_pruning": True, "qs_checks": True, "improving": False, "check_extension": False,
+          "correction": True}
 
 
 @pytest.mark.parametrize("option", sorted(EXTRAS))

@@ -73,6 +73,19 @@ def test_a_short_real_tuning_run(tmp_path, two_openings):
     assert bad.exit_code != 0 and "no option NoSuchOption" in bad.output
 
 
+def test_fixed_nodes_tuning_repeats_itself(tmp_path, two_openings):
+    """``--nodes``: each move a search of that many nodes, so a run (its games,
+    its path) is the same on a busy machine as on an idle one."""
+    args = ["tune", "NMMMinDepth=3,0,10,2,0.05", "--iterations", "2", "--pairs", "1", "--nodes", "300",
+            "--openings", str(two_openings)]
+    runs = []
+    for name in ("one", "two"):
+        result = CliRunner().invoke(main, args + ["--out", str(tmp_path / name)])
+        assert result.exit_code == 0, result.output
+        runs.append(json.loads((tmp_path / name / "state.json").read_text()))
+    assert runs[0]["k"] == 2 and runs[0]["history"] == runs[1]["history"]
+
+
 @pytest.mark.timeout(RAY_HANG_GUARD)
 def test_a_tuning_step_on_a_local_ray_cluster(tmp_path, two_openings):
     pytest.importorskip("ray")

@@ -213,6 +213,8 @@ REPORT_EVERY = 10      # steps between two refreshes of tune.csv and tune.png
 @click.option("--pairs", type=int, default=2, show_default=True, help="Game pairs (both colours) a step.")
 @click.option("--tc", default="5+0.05", show_default=True)
 @click.option("--depth", type=click.IntRange(1, 64), default=None, help="A fixed depth per move instead of --tc.")
+@click.option("--nodes", type=click.IntRange(1), default=None,
+              help="Fixed nodes per move instead of --tc: games the machine's load does not touch.")
 @click.option("--openings", type=click.Path(exists=True, dir_okay=False), default=None,
               help="PGN or EPD openings (default: 8moves_v3.pgn in the data folder).")
 @click.option("--seed", type=int, default=1, show_default=True)
@@ -222,7 +224,7 @@ REPORT_EVERY = 10      # steps between two refreshes of tune.csv and tune.png
 @click.option("--cluster", default=None, metavar="ADDRESS",
               help="Play each step's game pairs on a Ray cluster (e.g. ray://head:10001; 'local' starts one here).")
 def tune(params: tuple[str, ...], engine_spec: str, iterations: int, pairs: int, tc: str, depth: int | None,
-         openings: str | None, seed: int, concurrency: int, out: str, cluster: str | None) -> None:
+         nodes: int | None, openings: str | None, seed: int, concurrency: int, out: str, cluster: str | None) -> None:
     """Tune numeric options by games with SPSA: PARAMS are Name=start,min,max,c_end,r_end."""
     import chess.engine
 
@@ -246,7 +248,7 @@ def tune(params: tuple[str, ...], engine_spec: str, iterations: int, pairs: int,
     boards = load_openings(opening_book(openings), min(1000, max(pairs, 200)), seed)
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
-    play = t.play_pairs(spec, boards, pairs, *clock(tc), depth, concurrency, spins, parsed, seed, cluster)
+    play = t.play_pairs(spec, boards, pairs, *clock(tc), depth, concurrency, spins, parsed, seed, cluster, nodes)
 
     def refresh(state: dict) -> None:
         if state["k"] % REPORT_EVERY == 0:

@@ -142,10 +142,12 @@ def plot(state: dict, path: Path) -> None:
 
 
 def play_pairs(spec, openings: list, pairs: int, base: float, inc: float, depth: int | None, concurrency: int,
-               spins: set[str], params: list[Param], seed: int, cluster: str | None = None):
+               spins: set[str], params: list[Param], seed: int, cluster: str | None = None,
+               nodes: int | None = None):
     """A ``play`` function for ``tune``: ``pairs`` openings drawn for each step,
     each with both colours, the engine with theta+ against itself with theta-;
-    with ``cluster``, each pair a unit on Ray (engine/data/workpool.py). A
+    with ``cluster``, each pair a unit on Ray (engine/data/workpool.py);
+    ``depth`` or ``nodes`` limits each move instead of the clock. A
     step counts once its pairs are all in, so a step cut short is replayed whole."""
     from engine.tools.engines import EngineSpec
     from engine.tools.match import PairUnit, play_pair, run_match
@@ -157,10 +159,10 @@ def play_pairs(spec, openings: list, pairs: int, base: float, inc: float, depth:
         a = EngineSpec(spec.name + "+", spec.command, {**spec.options, **option_values(params, plus, spins)})
         b = EngineSpec(spec.name + "-", spec.command, {**spec.options, **option_values(params, minus, spins)})
         if not cluster:
-            games = run_match(a, b, chosen, base, inc, concurrency, True, depth=depth).games
+            games = run_match(a, b, chosen, base, inc, concurrency, True, depth=depth, nodes=nodes).games
         else:
             games = []
-            units = [(i, PairUnit.of(a, b, opening, base, inc, depth)) for i, opening in enumerate(chosen)]
+            units = [(i, PairUnit.of(a, b, opening, base, inc, depth, nodes)) for i, opening in enumerate(chosen)]
             run_units(play_pair, units, set(), lambda _, found: games.extend(found), cluster=cluster)
         return float(sum(g.a_score == 1.0 for g in games) - sum(g.a_score == 0.0 for g in games))
     return play

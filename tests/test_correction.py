@@ -1,0 +1,67 @@
+"""CorrectionHistory (ext/correction.pxi): the search's measured error of the
+static evaluation, kept per pawn structure and side to move and added to the
+evaluation the search prunes by."""
+import chess
+
+from engine._core import Board, LabSearcher
+from engine.bench import POSITIONS
+from engine.search_params import PARAMS_BY_NAME
+
+LIMIT = PARAMS_BY_NAME["CORR_LIMIT"].default
+
+
+def corrections(lab: LabSearcher, depth: int = 9) -> list[int]:
+    """Search the bench's first positions; what each root's pawns then read."""
+    found = []
+    for fen in POSITIONS[:4]:
+        lab.search(Board(fen), depth=depth)
+        found.append(lab.eval_correction(Board(fen)))
+    return found
+
+
+def test_nothing_is_learnt_while_off() -> None:
+    assert corrections(LabSearcher(hash_mb=8)) == [0, 0, 0, 0]
+
+
+def test_searches_measure_an_error_within_the_limit() -> None:
+    lab = LabSearcher(hash_mb=8)
+    lab.configure(correction=True)
+    found = corrections(lab)
+    assert any(found)
+    assert all(abs(c) <= LIMIT for c in found)
+
+
+def test_the_entry_belongs_to_the_pawns_and_the_side_to_move() -> None:
+    """Pieces moved, pawns kept: the same pawns and side to move read the same
+    entry; a pawn move reads another one."""
+    lab = LabSearcher(hash_mb=8)
+    lab.configure(correction=True)
+    board = chess.Board(POSITIONS[1])
+    lab.search(Board(board.fen()), depth=9)
+    here = lab.eval_correction(Board(board.fen()))
+    assert here != 0
+    def quiet_piece_moves(b: chess.Board) -> list[chess.Move]:
+        return [m for m in b.legal_moves if b.piece_type_at(m.from_square) != chess.PAWN and not b.is_capture(m)]
+
+    for move in quiet_piece_moves(board)[:8]:
+        board.push(move)
+        board.push(quiet_piece_moves(board)[0])
+        assert lab.eval_correction(Board(board.fen())) == here
+        board.pop()
+        board.pop()
+    board.push(next(m for m in board.legal_moves if board.piece_type_at(m.from_square) == chess.PAWN))
+    board.push(quiet_piece_moves(board)[0])
+    assert lab.eval_correction(Board(board.fen())) != here
+
+
+def test_clear_forgets_it_and_searches_repeat() -> None:
+    """A search after clear() is a fresh searcher's, node for node, with the
+    correction on (the table is emptied with the rest)."""
+    lab, fresh = LabSearcher(hash_mb=8), LabSearcher(hash_mb=8)
+    for searcher in (lab, fresh):
+        searcher.configure(correction=True)
+    corrections(lab)
+    lab.clear()
+    assert lab.eval_correction(Board(POSITIONS[0])) == 0
+    fen = POSITIONS[5]
+    assert lab.search(Board(fen), depth=9)["nodes"] == fresh.search(Board(fen), depth=9)["nodes"]
