@@ -40,6 +40,7 @@ def test_the_entry_belongs_to_the_pawns_and_the_side_to_move() -> None:
     lab.search(Board(board.fen()), depth=9)
     here = lab.eval_correction(Board(board.fen()))
     assert here != 0
+
     def quiet_piece_moves(b: chess.Board) -> list[chess.Move]:
         return [m for m in b.legal_moves if b.piece_type_at(m.from_square) != chess.PAWN and not b.is_capture(m)]
 
