@@ -256,6 +256,10 @@ OPTIONS: tuple[Option, ...] = (
           "(off until games say otherwise)", _SEARCH, "history_pruning"),
     check("CorrectionHistory", False, "the static evaluation plus its average error, measured by the search, "
           "in positions with the same pawns (off until games say otherwise)", _SEARCH, "correction"),
+    check("TTEval", False, "pruning starts from the table's score where its bound says the position is worth "
+          "more (or less) than the static evaluation (off until games say otherwise)", _SEARCH, "tt_eval"),
+    check("CaptureHistory", False, "good captures ordered by the victim and by how such a capture (piece, square, "
+          "victim) has lately fared in the search (off until games say otherwise)", _SEARCH, "capture_history"),
     combo("TimeManagement", TIME_MODES[0], tuple(TIME_MODES), "how the thought on a clock bends to the "
           "search: `stability` (longer while the best move changes), `effort`, `balanced`, `fixed` "
           "(the baseline)", _TIME, "time_management"),

@@ -154,6 +154,8 @@ cdef Move picker_next(Picker* p, Search* s, int ply) noexcept nogil:
         elif p.stage == STAGE_CAPTURES_INIT:
             for i in range(p.n_noisy):
                 p.scores[i] = mvv_lva(pos, p.moves[i])
+                if s.opt.capture_history:
+                    p.scores[i] = p.scores[i] * CAPTURE_MVV_SCALE // 8 + capture_entry(s, pos, p.moves[i])[0]
             p.cur = 0
             p.stage = STAGE_GOOD_CAPTURES
         elif p.stage == STAGE_GOOD_CAPTURES:

@@ -356,7 +356,7 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
     cdef TTHit entry
     cdef bint hit
     cdef Move m, tt_move = 0, best_move = 0
-    cdef int score, best = -INFINITE, eval, raw_eval = 0, tt_score, r, new_depth, searched = 0, quiets = 0
+    cdef int score, best = -INFINITE, eval, raw_eval = 0, tt_score = 0, r, new_depth, searched = 0, quiets = 0
     cdef int bound
     cdef int original_alpha = alpha
     cdef bint check = in_check(pos), is_pv = beta - alpha > 1, improving, noisy, gives_check
@@ -364,6 +364,8 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
     cdef Move excluded = s.excluded[ply]
     cdef int extension, singular_beta, n_tried = 0, men
     cdef Move tried[64]             # quiet moves searched, for the statistics' malus
+    cdef Move tried_noisy[32]       # captures and promotions searched, for CaptureHistory's
+    cdef int n_noisy_tried = 0
     cdef int stat = 0
     cdef Move deferred[DEFER_MAX]   # moves put off because another thread is searching them
     cdef int n_deferred = 0, next_deferred = 0
@@ -425,6 +427,11 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
     # cut-off is likelier here: prune and reduce a little less.
     improving = (s.opt.improving and not check and ply >= 2 and s.static_eval[ply - 2] != NO_SCORE
                  and eval > s.static_eval[ply - 2])
+    # TTEval: a table score that bounds the truth on the far side of the
+    # static evaluation is the better guess; the pruning starts from it.
+    if (s.opt.tt_eval and hit and not check and not excluded and -MATE_BOUND < tt_score < MATE_BOUND
+            and entry.bound & (BOUND_LOWER if tt_score > eval else BOUND_UPPER)):
+        eval = tt_score
 
     if not is_pv and not check and not excluded:
         score = prune_before_moves(s, depth, alpha, beta, ply, eval, improving, allow_null, cut_node)
@@ -576,6 +583,9 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
             if n_tried < 64:
                 tried[n_tried] = m
                 n_tried += 1
+        elif n_noisy_tried < 32:
+            tried_noisy[n_noisy_tried] = m
+            n_noisy_tried += 1
         if picker.from_chain:
             if score >= beta:
                 s.chain_cutoffs += 1
@@ -598,6 +608,8 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
                 if score >= beta:
                     if not noisy:
                         reward_quiet_cutoff(s, &picker, m, tried, n_tried, ply, depth, quiets, score)
+                    if s.opt.capture_history:
+                        capture_stats_after_cutoff(s, pos, m, noisy, tried_noisy, n_noisy_tried, depth)
                     break
     if crumb:
         busy_unmark(s, crumb)
@@ -614,7 +626,8 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
     # not a capture's gain, not a bound on the side the evaluation already is.
     if (s.opt.correction and not check and (best_move == 0 or not is_noisy(pos, best_move))
             and -MATE_BOUND < best < MATE_BOUND
-            and not (bound == BOUND_LOWER and best <= eval) and not (bound == BOUND_UPPER and best >= eval)):
+            and not (bound == BOUND_LOWER and best <= s.static_eval[ply])
+            and not (bound == BOUND_UPPER and best >= s.static_eval[ply])):
         corr_update(s, pos, best - raw_eval, depth)
     tt_store(s.tt, pos.key, depth, best, raw_eval, bound, best_move, ply)
     return best

@@ -146,6 +146,8 @@ cdef class Searcher:
         self.s.opt.history_lmr = False
         self.s.opt.history_pruning = False
         self.s.opt.correction = False
+        self.s.opt.tt_eval = False
+        self.s.opt.capture_history = False
         self.s.opt.time_mode = TIME_STABILITY
         self.s.opt.helper_depths = HELPERS_PATTERN
         self.s.opt.defer_busy = True
@@ -157,6 +159,7 @@ cdef class Searcher:
         self.s.tb = NULL
         memset(self.s.quiet_stats, 0, sizeof(self.s.quiet_stats))
         memset(self.s.cont_stats, 0, sizeof(self.s.cont_stats))
+        memset(self.s.capture_stats, 0, sizeof(self.s.capture_stats))
         memset(self.s.corr_pawn, 0, sizeof(self.s.corr_pawn))
         memset(self.s.counters, 0, sizeof(self.s.counters))
         memset(self.s.excluded, 0, sizeof(self.s.excluded))
@@ -279,6 +282,7 @@ cdef class Searcher:
         memset(self.s.counters, 0, sizeof(self.s.counters))
         memset(self.s.quiet_stats, 0, sizeof(self.s.quiet_stats))
         memset(self.s.cont_stats, 0, sizeof(self.s.cont_stats))
+        memset(self.s.capture_stats, 0, sizeof(self.s.capture_stats))
         memset(self.s.corr_pawn, 0, sizeof(self.s.corr_pawn))
         chains_clear(self.s)
         memset(self.group.busy, 0, sizeof(self.group.busy))
@@ -607,6 +611,7 @@ cdef class Searcher:
                   probcut: bool | None = None, cut_node_lmr: bool | None = None,
                   cont_history: bool | None = None, history_lmr: bool | None = None,
                   history_pruning: bool | None = None, correction: bool | None = None,
+                  tt_eval: bool | None = None, capture_history: bool | None = None,
                   improving: bool | None = None,
                   check_extension: bool | None = None,
                   time_management: str | None = None, helper_depths: str | None = None,
@@ -660,6 +665,10 @@ cdef class Searcher:
             self.s.opt.history_pruning = history_pruning
         if correction is not None:
             self.s.opt.correction = correction
+        if tt_eval is not None:
+            self.s.opt.tt_eval = tt_eval
+        if capture_history is not None:
+            self.s.opt.capture_history = capture_history
         if razoring is not None:
             self.s.opt.razoring = razoring
         if qs_checks is not None:

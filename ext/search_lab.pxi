@@ -173,6 +173,20 @@ cdef class LabSearcher(Searcher):
         """
         return self.s.corr_pawn[board.pos.stm][corr_index(&board.pos)] // CORR_GRAIN
 
+    def capture_statistics(self, Board board, str uci) -> int:
+        """CaptureHistory's entry for capture (or promotion) ``uci`` in
+        ``board``: how such a capture (piece, target, victim) has fared in the
+        searches so far, -16384 to 16384 (stats.pxi; kept only while the option is on).
+
+        >>> lab = LabSearcher(hash_mb=1)
+        >>> lab.capture_statistics(Board("4k3/8/8/3p4/4P3/8/8/4K3 w - - 0 1"), "e4d5")
+        0
+        """
+        cdef Move m = board._parse(uci)
+        if m == 0 or not is_noisy(&board.pos, m):
+            raise ValueError(f"{uci} is not a legal capture or promotion here")
+        return capture_entry(self.s, &board.pos, m)[0]
+
     cdef void _need_nnue(self) except *:
         if self.nnue.hidden == 0:
             raise ValueError("no NNUE is loaded")

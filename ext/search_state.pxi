@@ -50,6 +50,8 @@ ctypedef struct SearchOptions:
     bint history_lmr        # reduce late quiet moves less, or more, as those statistics say
     bint history_pruning    # near the leaves, skip late quiet moves those statistics call bad
     bint correction         # the static evaluation corrected by its measured error per pawn structure (correction.pxi)
+    bint tt_eval            # pruning starts from a table score that bounds the truth beyond the static evaluation
+    bint capture_history    # order the good captures by victim and by their statistics (stats.pxi)
     int time_mode           # a TIME_* mode, TIME_MODES' index (search.pxi)
     int helper_depths       # Threads > 1: which depths helpers leave out (HELPER_DEPTHS, threads.pxi)
     bint defer_busy         # Threads > 1: a move another thread is searching waits for the end of the list
@@ -135,6 +137,7 @@ ctypedef struct Search:
     Move excluded[MAX_PLY + 2]  # per ply, the move a singular-extension test searches without
     int16_t quiet_stats[2][64][64]      # signed, bounded history: [side][from][to] (stats.pxi)
     int16_t cont_stats[12 * 64][12 * 64]    # [piece, to of a move][piece, to of the move after it]
+    int16_t capture_stats[12][64][7]    # [piece][to][captured type, 6: none]: captures' statistics (stats.pxi)
     int16_t corr_pawn[2][CORR_SIZE]   # [side to move][pawn structure]: the evaluation's average error (correction.pxi)
     int cont_key[MAX_PLY + 2]   # per ply, piece * 64 + to of the move made there (-1: a null move)
     int history[2][64][64]  # [side][from][to], rewarded by depth * depth on cut-offs

@@ -11,6 +11,9 @@
 # (piece and square) and the move itself: what tends to follow what. They
 # serve the picker (ContinuationHistory adds them to any scorer's quiet
 # scores), the reductions (HistoryLMR) and the pruning (HistoryPruning).
+# capture_stats (CaptureHistory) does the same for captures and promotions,
+# keyed by the piece, its target square and what it takes: the good captures
+# are then ordered by the victim's value and by how such a capture has done.
 
 cdef enum:
     STAT_LIMIT = 16384
@@ -57,3 +60,21 @@ cdef void stats_after_cutoff(Search* s, const Position* pos, Move best, const Mo
     for i in range(n_tried):
         if tried[i] != best:
             stat_reward(s, pos, tried[i], ply, -malus)
+
+
+cdef inline int16_t* capture_entry(Search* s, const Position* pos, Move m) noexcept nogil:
+    """Capture (or promotion) ``m``'s statistics: its piece, target and victim."""
+    return &s.capture_stats[pos.board[move_from(m)]][move_to(m)][captured_type(pos, m)]
+
+
+cdef void capture_stats_after_cutoff(Search* s, const Position* pos, Move best, bint best_noisy,
+                                     const Move* tried, int n_tried, int depth) noexcept nogil:
+    """A move cut off: reward it if it captures (or promotes), and punish the
+    captures searched before it, which did not."""
+    cdef int bonus = min(STAT_BONUS_SCALE * depth * depth, STAT_BONUS_MAX), i
+    cdef int malus = min(STAT_MALUS_SCALE * depth * depth, STAT_MALUS_MAX)
+    if best_noisy:
+        stat_update(capture_entry(s, pos, best), bonus)
+    for i in range(n_tried):
+        if tried[i] != best:
+            stat_update(capture_entry(s, pos, tried[i]), -malus)
