@@ -126,6 +126,8 @@ pgn-records: build
 # NNUE_DATA may name several folders; NNUE_EXTRA the pgn-records folders (none: NNUE_EXTRA=).
 # The defaults are the recipe of the shipped nets/nnue.npz (reports/nnue, nets/README.md):
 # H 128, lambda 0.95, 12 epochs, wd 0.1, mirrored, teacher 0.5, the master games as --extra.
+# TEACHER_EVAL=net: the teacher half of the targets is that net's score (a next generation's
+# predecessor), not the score recorded with the data.
 NNUE_DATA ?= var/selfplay/n5000_s1
 NNUE_EXTRA ?= $(PGN_RECORDS)
 LAMBDA ?= 0.95
@@ -136,7 +138,7 @@ NNUE_OUT ?= var/nnue/nnue_l$(LAMBDA)_t$(TEACHER)_h$(NNUE_HIDDEN).npz
 nnue-net: build
 	$(PY) -m engine.cli train nnue $(foreach d,$(NNUE_DATA),--data $(d)) $(foreach d,$(NNUE_EXTRA),--extra $(d)) \
 	    --lam $(LAMBDA) --hidden $(NNUE_HIDDEN) --epochs $(EPOCHS) --wd 0.1 --mirror --teacher $(TEACHER) \
-	    --seed $(or $(SEED),1) --out $(NNUE_OUT) --resume
+	    --seed $(or $(SEED),1) $(if $(TEACHER_EVAL),--teacher-eval $(TEACHER_EVAL)) --out $(NNUE_OUT) --resume
 
 # The trainer's speed (positions a second, one thread) at 256 and 128 hidden units.
 nnue-bench: build
