@@ -127,17 +127,21 @@ pgn-records: build
 # The defaults are the recipe of the shipped nets/nnue.npz (reports/nnue, nets/README.md):
 # H 128, lambda 0.95, 12 epochs, wd 0.1, mirrored, teacher 0.5, the master games as --extra.
 # TEACHER_EVAL=net: the teacher half of the targets is that net's score (a next generation's
-# predecessor), not the score recorded with the data.
+# predecessor), not the score recorded with the data. NNUE_INIT=net: start from that net's weights
+# (fine-tuning a predecessor on newer games) at the smaller steps LR, LR_END.
 NNUE_DATA ?= var/selfplay/n5000_s1
 NNUE_EXTRA ?= $(PGN_RECORDS)
 LAMBDA ?= 0.95
 NNUE_HIDDEN ?= 128
 EPOCHS ?= 12
 TEACHER ?= 0.5
+LR ?= $(if $(NNUE_INIT),0.001,0.01)
+LR_END ?= $(if $(NNUE_INIT),1e-5,1e-4)
 NNUE_OUT ?= var/nnue/nnue_l$(LAMBDA)_t$(TEACHER)_h$(NNUE_HIDDEN).npz
 nnue-net: build
 	$(PY) -m engine.cli train nnue $(foreach d,$(NNUE_DATA),--data $(d)) $(foreach d,$(NNUE_EXTRA),--extra $(d)) \
 	    --lam $(LAMBDA) --hidden $(NNUE_HIDDEN) --epochs $(EPOCHS) --wd 0.1 --mirror --teacher $(TEACHER) \
+	    --lr $(LR) --lr-end $(LR_END) $(if $(NNUE_INIT),--init $(NNUE_INIT)) \
 	    --seed $(or $(SEED),1) $(if $(TEACHER_EVAL),--teacher-eval $(TEACHER_EVAL)) --out $(NNUE_OUT) --resume
 
 # The trainer's speed (positions a second, one thread) at 256 and 128 hidden units.

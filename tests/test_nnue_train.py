@@ -344,3 +344,23 @@ def test_the_calibrated_scale_puts_the_net_on_the_handwritten_evaluations_scale(
     assert scale == (summary["k"] * fit["factor"] if 0.5 <= fit["factor"] <= 2 else summary["k"])
     plain = nnue.train([games], tmp_path / "n.npz", small_config(epochs=1, calibrate=False), log=quiet)
     assert load_nnue(tmp_path / "n.npz").scale == plain["k"]
+
+
+def test_a_next_generation_starts_from_its_predecessors_weights(games, tmp_path):
+    first = nnue.train([games], tmp_path / "g1.npz", small_config(epochs=2), log=quiet)
+    start = nnue.initial_params(tmp_path / "g1.npz", 64)
+    # the quantisation undone: quantised again, the same file's net
+    assert nnue.quantise(*start, scale=first["scale"]).fingerprint() == load_nnue(tmp_path / "g1.npz").fingerprint()
+    for trained, loaded, step in zip(first["params"], start, (nnue.QA, nnue.QA, nnue.QB, nnue.QA * nnue.QB)):
+        assert np.abs(trained - loaded).max() <= 0.5 / step + 1e-6      # within half a quantisation step
+    lines = []
+    tuned = nnue.train([games], tmp_path / "g2.npz", small_config(epochs=1, lr=1e-4, lr_end=1e-4,
+                                                                  init=str(tmp_path / "g1.npz")), log=lines.append)
+    fresh = nnue.train([games], tmp_path / "r.npz", small_config(epochs=1, lr=1e-4, lr_end=1e-4), log=quiet)
+    assert any("starting from the weights" in line for line in lines)
+    # one epoch at a small step: where the predecessor ended, below a random start on the same games
+    assert tuned["history"][0]["validation"] == pytest.approx(first["history"][-1]["validation"], rel=0.05)
+    assert tuned["history"][0]["train"] < fresh["history"][0]["train"]
+    assert load_nnue(tmp_path / "g2.npz").info["init"]["sha256"] == load_nnue(tmp_path / "g1.npz").fingerprint()
+    with pytest.raises(ValueError, match="hidden units"):
+        nnue.train([games], tmp_path / "x.npz", small_config(hidden=128, init=str(tmp_path / "g1.npz")), log=quiet)

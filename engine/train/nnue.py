@@ -57,7 +57,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.data.selfplay import BLACK, CHECK, MATE_BOUND, NOISY, RESULT_SHIFT, batch_paths, game_starts, read_batch
-from engine.evaluation.nnue import BUCKETS, CLIP, INPUTS, feature, quantise, save_nnue
+from engine.evaluation.nnue import BUCKETS, CLIP, INPUTS, QA, QB, feature, load_nnue, quantise, save_nnue
 from engine.train.td import fit_log_scale
 
 SLOTS = 32                  # input slots a view: at most 32 men
@@ -88,6 +88,7 @@ class Config:
     teacher: float = 0.0        # the teacher's weight in the training targets (see with_teacher) ...
     teacher_eval: str | None = None     # ... the handwritten evaluation, or the net of this file
     calibrate: bool = True      # the net's centipawns on the handwritten evaluation's scale (calibrated_scale)
+    init: str | None = None     # start from this trained net's weights (initial_params), not random ones
 
 
 # --- the inputs -------------------------------------------------------------
@@ -347,6 +348,19 @@ def init_params(hidden: int, rng: np.random.Generator) -> list[np.ndarray]:
             rng.uniform(-b, b, (BUCKETS, 2 * hidden)).astype(np.float32), np.zeros(BUCKETS, np.float32)]
 
 
+def initial_params(path: Path, hidden: int) -> list[np.ndarray]:
+    """A trained NNUE file's weights as the trainer's floats, the quantisation
+    undone: where a next generation starts when it is fine-tuned from its
+    predecessor rather than trained from random weights (a net of 128 hidden
+    units learns less from one generation's games than its predecessor knew).
+    The output stays a logit of the expected result, whatever K each run fits."""
+    net = load_nnue(Path(path))
+    if net.hidden != hidden:
+        raise ValueError(f"{path} has {net.hidden} hidden units, not {hidden}")
+    return [np.ascontiguousarray(a / s, np.float32) for a, s in
+            ((net.ft_weight, QA), (net.ft_bias, QA), (net.out_weight, QB), (net.out_bias, QA * QB))]
+
+
 def learning_rates(config: Config, first: int, count: int, total: int) -> np.ndarray:
     """The steps first..first+count of a half cosine from lr to lr_end over total steps."""
     s = np.arange(first, first + count, dtype=np.float64)
@@ -496,7 +510,9 @@ def train(folders: list[Path], out: Path, config: Config, checkpoint: Path | Non
     else:
         if resume:
             log(f"no checkpoint at {checkpoint}: starting")
-        params = init_params(config.hidden, rng)
+        params = initial_params(config.init, config.hidden) if config.init else init_params(config.hidden, rng)
+        if config.init:
+            log(f"starting from the weights of {config.init}")
         moments = [np.zeros_like(p) for p in params]
         squares = [np.zeros_like(p) for p in params]
         step, epoch, history = 0, 0, []
@@ -534,7 +550,9 @@ def train(folders: list[Path], out: Path, config: Config, checkpoint: Path | Non
             "lambda": config.lam, "k": k, "epochs": config.epochs, "batch": config.batch, "lr": config.lr,
             "lr_end": config.lr_end, "lr_schedule": "half cosine", "wd": config.wd, "seed": config.seed,
             "mirror": config.mirror, "teacher": config.teacher,
-            "teacher_eval": config.teacher_eval and str(config.teacher_eval), "filters": {"score_cap": config.score_cap, "min_ply": config.min_ply, "mates": "dropped",
+            "teacher_eval": config.teacher_eval and str(config.teacher_eval),
+            "init": config.init and {"file": str(config.init), "sha256": load_nnue(Path(config.init)).fingerprint()},
+            "filters": {"score_cap": config.score_cap, "min_ply": config.min_ply, "mates": "dropped",
                         "in_check": "dropped", "captures_and_promotions": "dropped"},
             "val_fraction": config.val_fraction, "train_positions": int(len(train_idx)),
             "validation_positions": int(len(val_idx)),
