@@ -510,9 +510,11 @@ def train(folders: list[Path], out: Path, config: Config, checkpoint: Path | Non
     else:
         if resume:
             log(f"no checkpoint at {checkpoint}: starting")
-        params = initial_params(config.init, config.hidden) if config.init else init_params(config.hidden, rng)
         if config.init:
+            params = initial_params(config.init, config.hidden)
             log(f"starting from the weights of {config.init}")
+        else:
+            params = init_params(config.hidden, rng)
         moments = [np.zeros_like(p) for p in params]
         squares = [np.zeros_like(p) for p in params]
         step, epoch, history = 0, 0, []
