@@ -419,12 +419,14 @@ strength-gauntlet-before: build
 	    --out $(or $(OUT),reports/strength/gauntlet_before)
 	$(MAKE) -s compress-pgns
 
-# A match's record is its PGN gzipped: git ignores reports/**/*.pgn, which a running match
-# writes, and tracks the .pgn.gz. This gzips every PGN under reports/ newer than its .gz,
-# keeping the .pgn that a resumed run goes on from (match --resume reads the .gz if it is gone).
-# search-sprt, endgame-match and the strength gauntlets end with it; run it by hand after
-# any other match, or after a run cut short, before committing its games.
-gzip-pgn = if [ -f $(1) ] && [ ! $(1).gz -nt $(1) ]; then gzip -9 -n -c $(1) > $(1).gz.tmp && mv $(1).gz.tmp $(1).gz; fi
+# A match's record is its PGN gzipped, in volumes of 500 games (NAME.pgn.gz, NAME.2.pgn.gz, ...:
+# engine/tools/pgn_volumes.py): git ignores reports/**/*.pgn, which a running match writes, and
+# tracks the volumes, whose full ones stay byte for byte the same as the match goes on. This packs
+# every PGN under reports/ newer than its first volume, keeping the .pgn that a resumed run goes
+# on from (match --resume reads the volumes if it is gone). search-sprt, endgame-match and the
+# strength gauntlets end with it; run it by hand after any other match, or after a run cut short,
+# before committing its games.
+gzip-pgn = if [ -f $(1) ] && [ ! $(1).gz -nt $(1) ]; then $(PY) -m engine.cli pack-pgn $(1); fi
 compress-pgns:
 	@find reports -name '*.pgn' -print | while IFS= read -r f; do $(call gzip-pgn,"$$f"); done
 

@@ -22,6 +22,7 @@ import engine.study.tree_size
 import engine.timeman
 import engine.tools.frozen
 import engine.tools.match_log
+import engine.tools.pgn_volumes
 import engine.train.td
 import engine.train.tictactoe
 import engine.uci
@@ -29,7 +30,8 @@ import engine.uci
 MODULES = [engine._core, engine.data.batches, engine.data.endgame_starts, engine.data.label, engine.study.tree_size, engine.study.clock_use, engine.study.endgame_losses, engine.tools.match_log, engine.evaluation.features,
            engine.evaluation.weights, engine.nets, engine.options, engine.perft,
            engine.protocol, engine.session, engine.study.ordering, engine.timeman, engine.train.td,
-           engine.train.tictactoe, engine.uci, engine.search_params, engine.tools.frozen]     # td_run's phase rule example: engine.nets
+           engine.train.tictactoe, engine.uci, engine.search_params, engine.tools.frozen,
+           engine.tools.pgn_volumes]     # td_run's phase rule example: engine.nets
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)

@@ -1,5 +1,4 @@
 """nmm-chess tournament and match: a gauntlet through the command line, its files, and how both resume."""
-import gzip
 import json
 
 import pytest
@@ -125,9 +124,11 @@ def test_a_match_resumes_from_its_games_and_refuses_another_matchs(tmp_path, two
     assert result.exit_code == 0, result.output
     assert "2 games kept" in result.output and "game   3: " in result.output and "game   1: " not in result.output
     assert "4 games" in result.output and pgn.read_text().count("[Event ") == 4
-    zipped = tmp_path / "m.pgn.gz"                             # a record committed gzipped resumes too
-    games = pgn.read_text().split("\n\n[Event ")
-    zipped.write_bytes(gzip.compress((games[0] + "\n\n[Event " + games[1] + "\n\n").encode()))
+    games = pgn.read_text().split("\n\n[Event ")            # a record committed in volumes resumes too
+    pgn.write_text(games[0] + "\n\n[Event " + games[1] + "\n\n")
+    packed = CliRunner().invoke(main, ["pack-pgn", str(pgn), "--per-volume", "1"])
+    assert packed.exit_code == 0 and packed.output.count("wrote ") == 2, packed.output
+    assert (tmp_path / "m.pgn.gz").exists() and (tmp_path / "m.2.pgn.gz").exists()
     pgn.unlink()
     again = CliRunner().invoke(main, args + ["--resume"])
     assert again.exit_code == 0, again.output

@@ -103,6 +103,20 @@ def match_log(logs: tuple[str, ...], sprt: tuple[float, float], sprt_model: str)
     click.echo(summary([Path(log) for log in logs], *sprt, sprt_model))
 
 
+@click.command("pack-pgn")
+@click.argument("pgns", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--per-volume", type=click.IntRange(1), default=None,
+              help="Games per volume (default: engine.tools.pgn_volumes.VOLUME_GAMES, 500).")
+def pack_pgn(pgns: tuple[str, ...], per_volume: int | None) -> None:
+    """Write each match PGN as its committed record: gzipped volumes of a fixed
+    number of games (NAME.pgn.gz, NAME.2.pgn.gz, ...), rewriting only the volumes
+    that changed. ``match --resume`` reads them when NAME.pgn is gone."""
+    from engine.tools.pgn_volumes import VOLUME_GAMES, pack
+    for pgn in pgns:
+        for path in pack(Path(pgn), per_volume or VOLUME_GAMES):
+            click.echo(f"wrote {path}")
+
+
 @click.command()
 @click.argument("engines", nargs=-1, required=True)
 @click.option("--gauntlet", is_flag=True, help="The first engine against each other (default: round robin).")

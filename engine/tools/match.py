@@ -17,7 +17,6 @@ goes on from the games its PGN holds (``read_games``).
 from __future__ import annotations
 
 import asyncio
-import gzip
 import io
 import queue
 import random
@@ -32,6 +31,7 @@ import chess.engine
 import chess.pgn
 
 from engine.tools.engines import EngineSpec, here
+from engine.tools.pgn_volumes import read_record
 from engine.tools.sprt import Sprt, los, normalized_elo, pentanomial, score_elo
 
 MAX_PLIES = 600
@@ -353,19 +353,14 @@ def read_games(path: Path, a_label: str, b_label: str, openings: list[chess.Boar
     player A with their failures (``failure``), to go on with the match
     (run_match's ``played``): a resumed match counts them all. A missing file
     has none, and a game cut off when the run was killed is left out. Without
-    ``path`` its gzipped copy (``path`` + ``.gz``) is read: a large match record
-    is committed that way, and the resumed run writes ``path`` again in full.
+    ``path`` its committed record is read (gzipped volumes, ``pgn_volumes``),
+    and the resumed run writes ``path`` again in full.
     ValueError if a game is not of these two players or did not start from
     its round's opening: another match, or the same one drawn with another
     seed or openings file."""
     games: list[GameResult] = []
-    zipped = path.with_name(path.name + ".gz")
-    if path.exists():
-        whole = path.read_text()
-    elif zipped.exists():
-        with gzip.open(zipped, "rt") as f:
-            whole = f.read()
-    else:
+    whole = read_record(path)
+    if whole is None:
         return games
     for text in ("\n\n" + whole).split("\n\n[Event ")[1:]:
         game = chess.pgn.read_game(io.StringIO("[Event " + text))
