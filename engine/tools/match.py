@@ -31,7 +31,7 @@ import chess.engine
 import chess.pgn
 
 from engine.tools.engines import EngineSpec, here
-from engine.tools.pgn_volumes import read_record
+from engine.tools.pgn_volumes import read_record, split_games
 from engine.tools.sprt import Sprt, los, normalized_elo, pentanomial, score_elo
 
 MAX_PLIES = 600
@@ -362,8 +362,8 @@ def read_games(path: Path, a_label: str, b_label: str, openings: list[chess.Boar
     whole = read_record(path)
     if whole is None:
         return games
-    for text in ("\n\n" + whole).split("\n\n[Event ")[1:]:
-        game = chess.pgn.read_game(io.StringIO("[Event " + text))
+    for text in split_games(whole):
+        game = chess.pgn.read_game(io.StringIO(text))
         h = game.headers if game else {}
         result = h.get("Result")
         if result not in ("1-0", "0-1", "1/2-1/2") or not text.rstrip().endswith(result) or game.errors:

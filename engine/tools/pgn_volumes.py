@@ -13,12 +13,13 @@ a running match adds only its last volume to the history.
 from __future__ import annotations
 
 import gzip
+import re
 from pathlib import Path
 
 VOLUME_GAMES = 500
 """Games per volume: 0.5 to 0.65 MB gzipped at 10+0.1 with clock comments."""
 
-SEPARATOR = "\n\n[Event "
+GAME_START = re.compile(r"\n\n(?=\[Event )")    # the blank lines before each game but the first
 
 
 def volume_path(pgn: Path, number: int) -> Path:
@@ -51,7 +52,7 @@ def read_record(pgn: Path) -> str | None:
 def split_games(text: str) -> list[str]:
     """A PGN's games as texts, each with the blank lines after it (so that
     joining them gives back ``text``); a game cut off at the end stays one."""
-    starts = [0] + [i + 2 for i in _find_all(text, SEPARATOR)]
+    starts = [0] + [m.end() for m in GAME_START.finditer(text)]
     return [text[a:b] for a, b in zip(starts, starts[1:] + [len(text)]) if a < b]
 
 
@@ -71,16 +72,6 @@ def pack(pgn: Path, per_volume: int = VOLUME_GAMES) -> list[Path]:
             tmp.write_bytes(data)
             tmp.replace(path)
             written.append(path)
-    number = len(chunks) + 1
-    while (stale := volume_path(pgn, number)).exists():
+    for stale in volumes(pgn)[len(chunks):]:
         stale.unlink()
-        number += 1
     return written
-
-
-def _find_all(text: str, needle: str) -> list[int]:
-    found, i = [], text.find(needle)
-    while i >= 0:
-        found.append(i)
-        i = text.find(needle, i + 1)
-    return found
