@@ -445,9 +445,11 @@ tune-build: build
 # (fishtest's 0.002 is for tens of thousands of pairs; near 0.5/sqrt(pairs) for a short run).
 # A run cut short goes on from var/tune/search-GROUP/state.json with the same arguments.
 # TUNE_ITERATIONS, TUNE_PAIRS, TUNE_TC, TUNE_NODES (fixed nodes a move instead of the clock), CONCURRENCY as nmm-chess tune's options.
+# GROUP may name single constants too (TM_SETTLED,TM_UNSTABLE); NAME then names the run (its folder, log and games).
 comma := ,
 TUNE_GROUP = $(or $(GROUP),pruning)
-TUNE_DIR = var/tune/search-$(subst $(comma),+,$(TUNE_GROUP))
+TUNE_LABEL = $(or $(NAME),$(subst $(comma),+,$(TUNE_GROUP)))
+TUNE_DIR = var/tune/search-$(TUNE_LABEL)
 tune-search: tune-build
 	$(PY) -m engine.cli tune --engine nmm@$(or $(FROZEN),HEAD)+tune \
 	    $$($(PY) -m engine.search_params spsa $(TUNE_GROUP) $(TUNE_R_END)) \
@@ -459,7 +461,7 @@ tune-search: tune-build
 # defaults, both on the tuning build of REV: SPRT [0, 5] logistic Elo at 10+0.1, reports/strength/
 # tune_GROUP.log and .pgn. TC=60+0.6 SPRT=off TUNE_GAMES=200 PART=_60s: the confirmation at a longer
 # clock. RESUME=1 goes on (its games count) with the values of the log's first line.
-TUNE_NAME = $(subst $(comma),+,$(TUNE_GROUP))$(PART)
+TUNE_NAME = $(TUNE_LABEL)$(PART)
 TUNE_LOG = reports/strength/tune_$(TUNE_NAME).log
 TUNED = $(if $(RESUME),$$(sed -n '1s/.*TUNED=//p' $(TUNE_LOG)),$$($(PY) -m engine.search_params tuned $(TUNE_DIR)/state.json))
 tune-sprt: tune-build

@@ -213,13 +213,19 @@ CLOCK_PARAMS = tuple(p for p in SEARCH_PARAMS if p.where == CLOCK)    # in engin
 
 def in_group(group: str) -> tuple[SearchParam, ...]:
     """The constants of one of GROUPS, or of several joined by commas
-    (``pruning,see``: groups that interact, tuned together); ValueError for
-    another name."""
+    (``pruning,see``: groups that interact, tuned together), in the table's
+    order; an item may also name one constant, so that a run can leave out
+    what the default modes never read (``TM_SETTLED,TM_UNSTABLE``).
+    ValueError for another name.
+
+    >>> [p.name for p in in_group("TM_SETTLED,TM_UNSTABLE")]
+    ['TM_UNSTABLE', 'TM_SETTLED']
+    """
     names = group.split(",")
     for name in names:
-        if name not in GROUPS:
-            raise ValueError(f"no group {name!r}: one of {', '.join(GROUPS)}")
-    return tuple(p for p in SEARCH_PARAMS if p.group in names)
+        if name not in GROUPS and name not in PARAMS_BY_NAME:
+            raise ValueError(f"no group or constant {name!r}: a group is one of {', '.join(GROUPS)}")
+    return tuple(p for p in SEARCH_PARAMS if p.group in names or p.name in names)
 
 
 def spsa_line(group: str, r_end: float | None = None) -> str:

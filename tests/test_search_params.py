@@ -123,7 +123,10 @@ def test_spsa_line_joins_groups_and_takes_a_learning_rate() -> None:
     assert [p.name for p in joined] == [p.name for p in SEARCH_PARAMS if p.group in ("pruning", "see")]
     assert {p.r_end for p in joined} == {0.02}
     assert {parse_param(t).r_end for t in spsa_line("history").split()} == {0.002}
-    with pytest.raises(ValueError, match="no group 'prunning'"):
+    # A constant may stand for itself beside whole groups; the table's order holds.
+    assert [p.name for p in in_group("TM_SETTLED,see,TM_UNSTABLE")] == \
+        [p.name for p in SEARCH_PARAMS if p.group == "see" or p.name in ("TM_SETTLED", "TM_UNSTABLE")]
+    with pytest.raises(ValueError, match="no group or constant 'prunning'"):
         in_group("see,prunning")
 
 
