@@ -372,7 +372,8 @@ def markdown() -> str:
 
 def main(argv: list[str]) -> None:
     """``python -m engine.search_params docs [PATH]``: write docs/search_params.md;
-    ``spsa GROUP [R_END]``: the group's PARAMS for ``nmm-chess tune`` (UCI units), one line;
+    ``spsa GROUP [R_END]``: the PARAMS of a group (or of groups and constants, see in_group)
+    for ``nmm-chess tune`` (UCI units), one line;
     ``tuned STATE [--table]``: a tuning run's moved constants, as spec options or a table;
     ``header [--tune]``: write ext/search_params.h and .pxi (setup.py does it)."""
     command, rest = (argv[0], argv[1:]) if argv else ("docs", [])
@@ -387,7 +388,7 @@ def main(argv: list[str]) -> None:
     elif command == "header":
         generate("--tune" in rest)
     else:
-        sys.exit("usage: python -m engine.search_params docs [PATH] | spsa GROUP[,GROUP] [R_END] | "
+        sys.exit("usage: python -m engine.search_params docs [PATH] | spsa GROUP|CONSTANT[,...] [R_END] | "
                  "tuned STATE [--table] | header [--tune]")
 
 
