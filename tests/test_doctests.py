@@ -19,6 +19,7 @@ import engine.study.clock_use
 import engine.study.endgame_losses
 import engine.study.ordering
 import engine.study.tree_size
+import engine.study.turning_points
 import engine.timeman
 import engine.tools.frozen
 import engine.tools.match_log
@@ -27,7 +28,8 @@ import engine.train.td
 import engine.train.tictactoe
 import engine.uci
 
-MODULES = [engine._core, engine.data.batches, engine.data.endgame_starts, engine.data.label, engine.study.tree_size, engine.study.clock_use, engine.study.endgame_losses, engine.tools.match_log, engine.evaluation.features,
+MODULES = [engine._core, engine.data.batches, engine.data.endgame_starts, engine.data.label, engine.study.tree_size, engine.study.clock_use, engine.study.endgame_losses,
+           engine.study.turning_points, engine.tools.match_log, engine.evaluation.features,
            engine.evaluation.weights, engine.nets, engine.options, engine.perft,
            engine.protocol, engine.session, engine.study.ordering, engine.timeman, engine.train.td,
            engine.train.tictactoe, engine.uci, engine.search_params, engine.tools.frozen,

@@ -9,10 +9,12 @@ answers against a clock of seconds, and the rest play at fixed depth, where
 no clock runs and the game is the same on every machine (seeded moves).
 """
 import doctest
+import io
 import sys
 from pathlib import Path
 
 import chess
+import chess.pgn
 import pytest
 from click.testing import CliRunner
 
@@ -71,6 +73,17 @@ def assert_read_back(tmp_path: Path, summary: MatchSummary, a: EngineSpec, b: En
     assert [(g.opening, g.a_white, g.result, g.reason, g.plies, flagged(g)) for g in again.games] == \
         [(g.opening, g.a_white, g.result, g.reason, g.plies, flagged(g)) for g in summary.games]
     assert failures(again) == failures(summary)
+
+
+def test_each_move_keeps_the_score_its_engine_gave(tmp_path):
+    """The comments carry the mover's reported score as [%eval], White's view in
+    pawns with the depth, beside the clock; an engine that reports none gets none."""
+    scoring = fake("scoring", FOOLS_MATE, "--score", "150")     # +1.50 for White, whoever moves
+    first = play(tmp_path, scoring, good(), 60, 1).games[0]     # scoring is White: 1.f3 and 2.g4
+    moves = list(chess.pgn.read_game(io.StringIO(first.pgn)).mainline())
+    assert [(n.eval().white().score() if n.eval() else None, n.eval_depth()) for n in moves] == \
+        [(150, 1), (None, None), (150, 1), (None, None)]
+    assert all("[%clk " in n.comment and "[%emt " in n.comment for n in moves)
 
 
 def test_a_normal_game_on_the_clock(tmp_path):

@@ -241,6 +241,23 @@ def study_clock(pgns: tuple[str, ...], out: str | None) -> None:
 
 
 
+@study.command("turning-points")
+@click.argument("pgns", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--threshold", type=click.IntRange(1), default=100, show_default=True,
+              help="Centipawns: a turn is where the loser's own score stays at or below minus this.")
+@click.option("--sudden", type=click.IntRange(1), default=150, show_default=True,
+              help="Centipawns: a turn this far below the loser's move before is sudden.")
+@click.option("--out", type=click.Path(dir_okay=False), help="Write the report here too.")
+def study_turning_points(pgns: tuple[str, ...], threshold: int, sudden: int, out: str | None) -> None:
+    """Where each engine's lost games turned, from the [%eval] comments of PGNS."""
+    from engine.study.turning_points import pgn_games, report, summarise, turning_points
+    points = turning_points(pgn_games(Path(p) for p in pgns), threshold, sudden)
+    text = "\n".join(report(summarise(points), threshold)) + "\n"
+    click.echo(text, nl=False)
+    if out:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        Path(out).write_text(text)
+
 @study.command("nnue-scaling")
 @click.option("--data", "folders", multiple=True, type=click.Path(file_okay=False), default=["var/selfplay/n5000_s1"],
               show_default=True, help="Self-play folders (repeatable).")

@@ -174,7 +174,7 @@ def play_game(engines: dict[str, chess.engine.SimpleEngine], start: chess.Board,
     adjudicator = Adjudicator()
     result = reason = None
     flags = {}
-    clocks: list[tuple[float, float]] = []      # (clock left, seconds used) per move
+    timed: list[tuple[float, float, chess.engine.InfoDict]] = []   # (clock left, seconds used, info) a move
     while result is None:
         turn = board.turn
         side = side_of[turn]
@@ -187,7 +187,8 @@ def play_game(engines: dict[str, chess.engine.SimpleEngine], start: chess.Board,
         try:
             played = play_guarded(engines[side], board, limit,
                                   (FIXED_DEPTH_GUARD if fixed else clock[turn] + inc) + hang_guard,
-                                  game=game_key, info=chess.engine.INFO_SCORE, ponder=ponder)
+                                  game=game_key, info=chess.engine.INFO_BASIC | chess.engine.INFO_SCORE,
+                                  ponder=ponder)
         except asyncio.TimeoutError:
             flags["hang_by"] = side
             result, reason = ("0-1" if turn else "1-0"), f"{names[side]} hung"
@@ -211,7 +212,7 @@ def play_game(engines: dict[str, chess.engine.SimpleEngine], start: chess.Board,
             flags["illegal_by"] = side
             result, reason = ("0-1" if turn else "1-0"), f"{names[side]} played {played.move}"
             break
-        clocks.append((clock[turn], used))      # one per move pushed: the PGN's comments
+        timed.append((clock[turn], used, played.info))     # one per move pushed: the PGN's comments
         board.push(played.move)
         adjudicator.add(played.info, turn)
         outcome = board.outcome(claim_draw=True)
@@ -225,9 +226,11 @@ def play_game(engines: dict[str, chess.engine.SimpleEngine], start: chess.Board,
     node = game
     for _ in range(len(start.move_stack)):
         node = node.next()                      # the opening's moves were not timed
-    for left, used in clocks:
+    for left, used, info in timed:
         node = node.next()
         node.comment = f"[%clk {left:.3f}] [%emt {used:.3f}]"
+        if "score" in info:             # [%eval 0.35,12]: White's view in pawns, and the depth
+            node.set_eval(info["score"], info.get("depth"))
     game.headers.update({"White": names[side_of[chess.WHITE]], "Black": names[side_of[chess.BLACK]],
                          "Result": result, "Termination": reason,
                          "TimeControl": limit_text(base, inc, depth, nodes),
