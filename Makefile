@@ -142,7 +142,8 @@ nnue-net: build
 	$(PY) -m engine.cli train nnue $(foreach d,$(NNUE_DATA),--data $(d)) $(foreach d,$(NNUE_EXTRA),--extra $(d)) \
 	    --lam $(LAMBDA) --hidden $(NNUE_HIDDEN) --epochs $(EPOCHS) --wd 0.1 --mirror --teacher $(TEACHER) \
 	    --lr $(LR) --lr-end $(LR_END) $(if $(NNUE_INIT),--init $(NNUE_INIT)) \
-	    --seed $(or $(SEED),1) $(if $(TEACHER_EVAL),--teacher-eval $(TEACHER_EVAL)) --out $(NNUE_OUT) --resume
+	    --seed $(or $(SEED),1) $(if $(TEACHER_EVAL),--teacher-eval $(TEACHER_EVAL)) $(if $(OWN_REPEAT),--own-repeat $(OWN_REPEAT)) \
+	    --out $(NNUE_OUT) --resume
 
 # The trainer's speed (positions a second, one thread) at 256 and 128 hidden units.
 nnue-bench: build

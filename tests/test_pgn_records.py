@@ -3,6 +3,7 @@ replayed by the core into self-play records (ext/selfplay.pxi game_records,
 engine/data/pgn_records.py), and trained on beside the engine's own games
 without touching the validation games."""
 import json
+from dataclasses import replace
 
 import chess
 import chess.pgn
@@ -155,3 +156,10 @@ def test_extra_games_are_trained_on_and_never_validated(own_games, tmp_path):
     assert more["baseline"] == plain["baseline"] and more["k"] == plain["k"]
     assert more["train_positions"] > plain["train_positions"]
     assert [d.get("extra", False) for d in more["data"]] == [False, True]
+    # --own-repeat 3: the own training positions twice more, the extra ones once, validation the same
+    heavier = nnue.train([own_games], tmp_path / "c.npz", replace(config, own_repeat=3), log=quiet, extra=[extra])
+    assert heavier["train_positions"] == more["train_positions"] + 2 * plain["train_positions"]
+    assert heavier["baseline"] == more["baseline"]
+    mirrored = nnue.train([own_games], tmp_path / "d.npz", replace(config, own_repeat=3, mirror=True), log=quiet,
+                          extra=[extra])
+    assert mirrored["train_positions"] == 2 * heavier["train_positions"]

@@ -275,6 +275,9 @@ def train_tdleaf(start: str, games_file: str, data_folder: str | None, out: str,
 @click.option("--init", type=click.Path(exists=True, dir_okay=False), default=None,
               help="Start from this NNUE file's weights (a predecessor, fine-tuned on newer games; use a smaller "
                    "--lr) instead of random ones.")
+@click.option("--own-repeat", type=click.IntRange(1, 100), default=1, show_default=True,
+              help="Train on the --data games' positions N times an epoch, the --extra ones once (weights the "
+                   "engine's own games beside a large --extra).")
 @click.option("--calibrate/--no-calibrate", default=True, show_default=True,
               help="Put the net's centipawns on the handwritten evaluation's scale (the slopes of the search's "
                    "score on each, over the validation positions), where the search's margins were set.")
@@ -292,7 +295,8 @@ def train_nnue(folders: tuple[str, ...], out: str, checkpoint: str | None, resum
                epochs: int, batch: int, lr: float, lr_end: float, wd: float, seed: int, k: float | None,
                score_cap: int, min_ply: int, val_fraction: float, max_positions: int, mirror: bool, teacher: float,
                teacher_eval: str | None, every: int, batches: int, stop_after: int | None, bench: bool,
-               extra: tuple[str, ...] = (), calibrate: bool = True, init: str | None = None) -> None:
+               extra: tuple[str, ...] = (), calibrate: bool = True, init: str | None = None,
+               own_repeat: int = 1) -> None:
     """The NNUE evaluation trained by TD(lambda) on the engine's own games (engine/train/nnue.py)."""
     import json
     import shlex
@@ -308,7 +312,7 @@ def train_nnue(folders: tuple[str, ...], out: str, checkpoint: str | None, resum
                              seed=seed, k=k, score_cap=score_cap, min_ply=min_ply, val_fraction=val_fraction,
                              max_positions=max_positions, mirror=mirror, teacher=teacher,
                              teacher_eval=teacher_eval, every=every, calibrate=calibrate,
-                             batches=batches, init=init)
+                             batches=batches, init=init, own_repeat=own_repeat)
         command = " ".join(["nmm-chess train nnue"] + [shlex.quote(a) for a in sys.argv[3:]])
         summary = nnue.train([Path(f) for f in folders], Path(out), config, Path(checkpoint) if checkpoint else None,
                              resume, log=click.echo, stop_after=stop_after, command=command,

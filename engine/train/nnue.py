@@ -89,6 +89,8 @@ class Config:
     teacher_eval: str | None = None     # ... the handwritten evaluation, or the net of this file
     calibrate: bool = True      # the net's centipawns on the handwritten evaluation's scale (calibrated_scale)
     init: str | None = None     # start from this trained net's weights (initial_params), not random ones
+    own_repeat: int = 1         # each epoch trains on the own games' positions this many times, the --extra
+                                # ones once: the engine's games weigh more beside millions of master positions
 
 
 # --- the inputs -------------------------------------------------------------
@@ -485,14 +487,20 @@ def train(folders: list[Path], out: Path, config: Config, checkpoint: Path | Non
         log(f"teacher: the training targets are {1 - config.teacher:g} lambda-return + {config.teacher:g} "
             f"sigmoid(score/K) of {config.teacher_eval or 'the handwritten evaluation'}; validation stays the "
             "lambda-returns")
-    feats, stm, bucket = data.feats, data.stm, data.bucket
+    feats, stm, bucket, row_game = data.feats, data.stm, data.bucket, data.game
     if config.mirror:           # the copies are appended; validation stays the real positions
         n = len(feats)
+        row_game = np.concatenate([row_game, row_game[train_idx]])
         feats = np.concatenate([feats, mirrored(feats[train_idx])])
         stm, bucket = np.concatenate([stm, stm[train_idx]]), np.concatenate([bucket, bucket[train_idx]])
         target = np.concatenate([target, target[train_idx]])
         train_idx = np.concatenate([train_idx, np.arange(n, n + len(train_idx), dtype=np.int64)])
         log(f"mirrored: {len(train_idx):,} training positions")
+    if config.own_repeat > 1:   # the own games' rows again, mirrored copies included
+        own = train_idx[row_game[train_idx] < data.own_games]
+        train_idx = np.concatenate([train_idx] + [own] * (config.own_repeat - 1))
+        log(f"the own games' {len(own):,} training positions {config.own_repeat} times an epoch: "
+            f"{len(train_idx):,} in all")
     steps_per_epoch = -(-len(train_idx) // config.batch)
     total = config.epochs * steps_per_epoch
     meta_fixed = {"config": resumable(config), "data": data.signature, "k": k}
@@ -551,7 +559,7 @@ def train(folders: list[Path], out: Path, config: Config, checkpoint: Path | Non
     info = {"trainer": "nmm-chess train nnue (TD(lambda))", "command": command, "data": data.folders,
             "lambda": config.lam, "k": k, "epochs": config.epochs, "batch": config.batch, "lr": config.lr,
             "lr_end": config.lr_end, "lr_schedule": "half cosine", "wd": config.wd, "seed": config.seed,
-            "mirror": config.mirror, "teacher": config.teacher,
+            "mirror": config.mirror, "own_repeat": config.own_repeat, "teacher": config.teacher,
             "teacher_eval": config.teacher_eval and str(config.teacher_eval),
             "init": config.init and {"file": str(config.init), "sha256": load_nnue(Path(config.init)).fingerprint()},
             "filters": {"score_cap": config.score_cap, "min_ply": config.min_ply, "mates": "dropped",
