@@ -9,13 +9,19 @@ import gzip
 import io
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TextIO
 
 import chess.pgn
 
 
-def read_text(path: Path) -> str:
+def open_text(path: Path) -> TextIO:
+    """A PGN file, plain or gzipped (``.gz``: large collections and match records), as text."""
     opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8", errors="replace") as f:
+    return opener(path, "rt", encoding="utf-8", errors="replace")
+
+
+def read_text(path: Path) -> str:
+    with open_text(path) as f:
         return f.read()
 
 

@@ -26,12 +26,12 @@ Written: ``chessmaps.csv`` (one row per depth and variant) and
 from __future__ import annotations
 
 import csv
-import gzip
 from pathlib import Path
 
 import chess.pgn
 
 from engine._core import Board, LabSearcher
+from engine.data.pgn import open_text
 
 VARIANTS = {        # name: (Searcher.configure arguments, tables carried from position to position)
     "history": ({}, False),
@@ -57,9 +57,8 @@ GAMES_FILE = "masters_pgnmentor_both2500.pgn.gz"
 
 def game_positions(path: Path, games: int) -> list[str]:
     """The FEN before every move but the first of the first ``games`` decided or drawn games."""
-    opener = gzip.open if path.suffix == ".gz" else open
     found, taken = [], 0
-    with opener(path, "rt", errors="replace") as f:
+    with open_text(path) as f:
         while taken < games and (game := chess.pgn.read_game(f)) is not None:
             if game.headers.get("Result") not in ("1-0", "0-1", "1/2-1/2"):
                 continue

@@ -18,7 +18,6 @@ on a clock, are left out.
 """
 from __future__ import annotations
 
-import gzip
 import re
 import statistics
 from collections import defaultdict
@@ -27,6 +26,8 @@ from pathlib import Path
 from typing import Iterable, Iterator, TextIO
 
 import chess.pgn
+
+from engine.data.pgn import open_text
 
 CLOCK = re.compile(r"\[%clk ([\d.]+)\]\s*\[%emt ([\d.]+)\]")
 ON_A_CLOCK = re.compile(r"[\d.]+\+[\d.]+")     # seconds + increment, as the match runner writes it
@@ -75,8 +76,7 @@ def games(source: TextIO) -> Iterator[GameClock]:
 def pgn_games(paths: Iterable[Path]) -> Iterator[GameClock]:
     """The games of PGN files, plain or gzipped (``.pgn.gz``: large match records)."""
     for path in paths:
-        opener = gzip.open if path.suffix == ".gz" else open
-        with opener(path, "rt", encoding="utf-8", errors="replace") as source:
+        with open_text(path) as source:
             yield from games(source)
 
 

@@ -38,7 +38,6 @@ engine:
 """
 from __future__ import annotations
 
-import gzip
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass
@@ -47,6 +46,8 @@ from typing import Iterable, Iterator, TextIO
 
 import chess
 import chess.pgn
+
+from engine.data.pgn import open_text
 
 MATE_CP = 10_000                    # a mate score, in centipawns, for comparisons
 STAGES = ((1, 20, "moves 1-20"), (21, 40, "moves 21-40"), (41, 10_000, "moves 41+"))
@@ -116,8 +117,7 @@ def read_games(source: TextIO) -> Iterator[Game]:
 def pgn_games(paths: Iterable[Path]) -> Iterator[Game]:
     """The games of PGN files, plain or gzipped."""
     for path in paths:
-        opener = gzip.open if path.suffix == ".gz" else open
-        with opener(path, "rt", encoding="utf-8", errors="replace") as source:
+        with open_text(path) as source:
             yield from read_games(source)
 
 
