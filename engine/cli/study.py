@@ -13,6 +13,15 @@ def study() -> None:
     """The measurements behind the papers' claims."""
 
 
+def emit(lines: list[str], out: str | None) -> None:
+    """A study's report, a line a row, on stdout, and in ``out`` too when given."""
+    text = "\n".join(lines) + "\n"
+    click.echo(text, nl=False)
+    if out:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        Path(out).write_text(text)
+
+
 @study.command("evaluators")
 @click.option("--nets", "nets_dir", type=click.Path(file_okay=False), default="var/td/evaluators",
               show_default=True, help="Folder of the nets a.npz .. g.npz ('make evaluators-nets').")
@@ -219,12 +228,7 @@ def study_predict(sets: str, out: str, extra: tuple[str, ...], nets: tuple[str, 
 def study_endgames(pgns: tuple[str, ...], out: str | None) -> None:
     """In which endings the engine dropped points in the games of PGNS."""
     from engine.study.endgame_losses import endings, report
-    lines = report(list(endings(Path(p) for p in pgns)))
-    text = "\n".join(lines) + "\n"
-    click.echo(text, nl=False)
-    if out:
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        Path(out).write_text(text)
+    emit(report(list(endings(Path(p) for p in pgns))), out)
 
 
 @study.command("clock")
@@ -233,12 +237,7 @@ def study_endgames(pgns: tuple[str, ...], out: str | None) -> None:
 def study_clock(pgns: tuple[str, ...], out: str | None) -> None:
     """How each engine spent its clock in the games of PGNS (their %clk and %emt comments)."""
     from engine.study.clock_use import clock_use, pgn_games, report
-    text = "\n".join(report(clock_use(pgn_games(Path(p) for p in pgns)))) + "\n"
-    click.echo(text, nl=False)
-    if out:
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        Path(out).write_text(text)
-
+    emit(report(clock_use(pgn_games(Path(p) for p in pgns))), out)
 
 
 @study.command("turning-points")
@@ -252,11 +251,8 @@ def study_turning_points(pgns: tuple[str, ...], threshold: int, sudden: int, out
     """Where each engine's lost games turned, from the [%eval] comments of PGNS."""
     from engine.study.turning_points import pgn_games, report, summarise, turning_points
     points = turning_points(pgn_games(Path(p) for p in pgns), threshold, sudden)
-    text = "\n".join(report(summarise(points), threshold)) + "\n"
-    click.echo(text, nl=False)
-    if out:
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        Path(out).write_text(text)
+    emit(report(summarise(points), threshold), out)
+
 
 @study.command("nnue-scaling")
 @click.option("--data", "folders", multiple=True, type=click.Path(file_okay=False), default=["var/selfplay/n5000_s1"],
@@ -292,11 +288,7 @@ def study_nnue_scaling(folders: tuple[str, ...], sizes: str, hidden: str, lam: f
     except ValueError as e:
         raise click.ClickException(str(e)) from None
     command = " ".join(["nmm-chess study nnue-scaling"] + [shlex.quote(a) for a in sys.argv[3:]])
-    text = "\n".join(report(rows, config, command)) + "\n"
-    click.echo(text, nl=False)
-    if out:
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        Path(out).write_text(text)
+    emit(report(rows, config, command), out)
 
 
 @study.command("syzygy")

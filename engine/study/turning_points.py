@@ -48,9 +48,9 @@ import chess
 import chess.pgn
 
 from engine.data.pgn import open_text
+from engine.study.clock_use import STAGES
 
 MATE_CP = 10_000                    # a mate score, in centipawns, for comparisons
-STAGES = ((1, 20, "moves 1-20"), (21, 40, "moves 21-40"), (41, 10_000, "moves 41+"))
 PHASE = {chess.KNIGHT: 1, chess.BISHOP: 1, chess.ROOK: 2, chess.QUEEN: 4}
 PAWNS = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
 
@@ -188,6 +188,11 @@ def summarise(points: Iterable[TurningPoint]) -> list[Losses]:
     return out
 
 
+def fmt(v: float | None, width: int) -> str:
+    """A median to one decimal, or a dash where there was none."""
+    return f"{v:{width}.1f}" if v is not None else f"{'-':>{width}}"
+
+
 def report(losses: list[Losses], threshold: int = 100) -> list[str]:
     """A plain-text table, one losing engine a line."""
     labels = [label for _, _, label in STAGES]
@@ -196,8 +201,6 @@ def report(losses: list[Losses], threshold: int = 100) -> list[str]:
             + f" {'phase':>5} {'even':>5} {'lead':>5} {'sudden':>6} {'unseen':>6} {'thrown':>6}")
     lines = [f"# a turn: the loser's score stays at or below -{threshold} cp to the end", head]
     for x in losses:
-        def fmt(v: float | None, width: int) -> str:
-            return f"{v:{width}.1f}" if v is not None else f"{'-':>{width}}"
         lines.append(f"{x.engine:32} {x.losses:5d} {x.seen:6d} {fmt(x.median_turn, 11)} "
                      + " ".join(f"{x.by_stage[label]:11d}" for label in labels)
                      + f" {fmt(x.median_phase, 5)} {x.even:5d} {fmt(x.median_lead, 5)} {x.sudden:6d} {x.unseen:6d}"
