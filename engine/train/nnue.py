@@ -487,19 +487,20 @@ def train(folders: list[Path], out: Path, config: Config, checkpoint: Path | Non
         log(f"teacher: the training targets are {1 - config.teacher:g} lambda-return + {config.teacher:g} "
             f"sigmoid(score/K) of {config.teacher_eval or 'the handwritten evaluation'}; validation stays the "
             "lambda-returns")
-    feats, stm, bucket, row_game = data.feats, data.stm, data.bucket, data.game
+    feats, stm, bucket = data.feats, data.stm, data.bucket
+    own = data.game[train_idx] < data.own_games     # which training rows are the engine's own games
     if config.mirror:           # the copies are appended; validation stays the real positions
         n = len(feats)
-        row_game = np.concatenate([row_game, row_game[train_idx]])
+        own = np.concatenate([own, own])
         feats = np.concatenate([feats, mirrored(feats[train_idx])])
         stm, bucket = np.concatenate([stm, stm[train_idx]]), np.concatenate([bucket, bucket[train_idx]])
         target = np.concatenate([target, target[train_idx]])
         train_idx = np.concatenate([train_idx, np.arange(n, n + len(train_idx), dtype=np.int64)])
         log(f"mirrored: {len(train_idx):,} training positions")
     if config.own_repeat > 1:   # the own games' rows again, mirrored copies included
-        own = train_idx[row_game[train_idx] < data.own_games]
-        train_idx = np.concatenate([train_idx] + [own] * (config.own_repeat - 1))
-        log(f"the own games' {len(own):,} training positions {config.own_repeat} times an epoch: "
+        own_rows = train_idx[own]
+        train_idx = np.concatenate([train_idx] + [own_rows] * (config.own_repeat - 1))
+        log(f"the own games' {len(own_rows):,} training positions {config.own_repeat} times an epoch: "
             f"{len(train_idx):,} in all")
     steps_per_epoch = -(-len(train_idx) // config.batch)
     total = config.epochs * steps_per_epoch
