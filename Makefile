@@ -354,7 +354,7 @@ search-sprt: build
 	$(call gzip-pgn,$(SPRT_DIR)/$(OPTION)$(PART).pgn)
 
 sprt-status:
-	$(PY) -m engine.cli match-log $(sort $(wildcard $(SPRT_DIR)/$(OPTION).log $(SPRT_DIR)/$(OPTION)_?.log)) \
+	$(PY) -m engine.cli match-log $(if $(PART),$(SPRT_DIR)/$(OPTION)$(PART).log,$(sort $(wildcard $(SPRT_DIR)/$(OPTION).log $(SPRT_DIR)/$(OPTION)_?.log))) \
 	    --sprt 0 10 --sprt-model logistic
 
 # Every search option's test so far, one line each (reports/strength/README.md, "Search options").
