@@ -1,4 +1,6 @@
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -37,7 +39,9 @@ def endgame_rules_restored():
 
 # What the engines of the tests learn between games (MoveTables) goes to a
 # folder of this run, never to the user's own data folder (engine/paths.py).
+# It is removed when the run ends (xdist's workers each make their own).
 os.environ["NMM_CHESS_HOME"] = tempfile.mkdtemp(prefix="nmm-chess-home-")
+atexit.register(shutil.rmtree, os.environ["NMM_CHESS_HOME"], ignore_errors=True)
 
 # A Ray instance starting beside a busy test run takes minutes, not seconds:
 # the tests that start one get a longer hang guard than pyproject's 300 s.
