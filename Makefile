@@ -450,7 +450,7 @@ tune-build: build
 comma := ,
 TUNE_GROUP = $(or $(GROUP),pruning)
 TUNE_LABEL = $(or $(NAME),$(subst $(comma),+,$(TUNE_GROUP)))
-TUNE_DIR = var/tune/search-$(TUNE_LABEL)
+TUNE_DIR ?= var/tune/search-$(TUNE_LABEL)
 tune-search: tune-build
 	$(PY) -m engine.cli tune --engine nmm@$(or $(FROZEN),HEAD)+tune \
 	    $$($(PY) -m engine.search_params spsa $(TUNE_GROUP) $(TUNE_R_END)) \
@@ -462,9 +462,11 @@ tune-search: tune-build
 # defaults, both on the tuning build of REV: SPRT [0, 5] logistic Elo at 10+0.1, reports/strength/
 # tune_GROUP.log and .pgn. TC=60+0.6 SPRT=off TUNE_GAMES=200 PART=_60s: the confirmation at a longer
 # clock. RESUME=1 goes on (its games count) with the values of the log's first line.
+# MIN_STEPS=1: only the constants the run moved a step c_end or more (noise moves one; PART names it).
+# TUNE_DIR: the run's folder (var/tune/search-GROUP; a run's committed copy under reports/strength).
 TUNE_NAME = $(TUNE_LABEL)$(PART)
 TUNE_LOG = reports/strength/tune_$(TUNE_NAME).log
-TUNED = $(if $(RESUME),$$(sed -n '1s/.*TUNED=//p' $(TUNE_LOG)),$$($(PY) -m engine.search_params tuned $(TUNE_DIR)/state.json))
+TUNED = $(if $(RESUME),$$(sed -n '1s/.*TUNED=//p' $(TUNE_LOG)),$$($(PY) -m engine.search_params tuned $(TUNE_DIR)/state.json $(if $(MIN_STEPS),--min-steps $(MIN_STEPS))))
 tune-sprt: tune-build
 	mkdir -p reports/strength
 	@tuned="$(TUNED)"; test -n "$$tuned" || { echo "tune-sprt: no constant moved"; exit 2; }; \

@@ -238,26 +238,43 @@ def spsa_line(group: str, r_end: float | None = None) -> str:
     return " ".join(p.spsa(r_end) for p in in_group(group))
 
 
-def tuned(state_path: Path) -> dict[str, int]:
+def tuned(state_path: Path, min_steps: float = 0.0) -> dict[str, int]:
     """The UCI values (rounded) a ``nmm-chess tune`` run's state ended at,
-    for the constants of this table that it moved off their defaults."""
+    for the constants of this table that it moved off their defaults.
+
+    ``min_steps``: keep only the constants that ended at least this many of
+    their steps c_end from where the run started them. A run's noise alone
+    moves a constant about one step (``spsa_line``), and rounding turns such
+    a move of a small integer into a whole unit: with ``min_steps=1`` the
+    test plays what the games pulled, not what noise left (issue 43's run 2).
+    """
     import json
-    theta = json.loads(Path(state_path).read_text())["theta"]
-    values = {name: round(value) for name, value in theta.items() if name in PARAMS_BY_NAME}
+    state = json.loads(Path(state_path).read_text())
+    theta = state["theta"]
+    run = {p["name"]: p for p in state.get("config", {}).get("params", [])}
+
+    def moved_enough(name: str) -> bool:
+        table = PARAMS_BY_NAME[name]
+        start = run.get(name, {}).get("start", table.uci_default)
+        c_end = run.get(name, {}).get("c_end", table.to_uci(table.c_end))
+        return abs(theta[name] - start) >= min_steps * c_end
+
+    values = {name: round(value) for name, value in theta.items()
+              if name in PARAMS_BY_NAME and moved_enough(name)}
     return {name: v for name, v in values.items() if v != PARAMS_BY_NAME[name].uci_default}
 
 
-def tuned_spec(state_path: Path) -> str:
+def tuned_spec(state_path: Path, min_steps: float = 0.0) -> str:
     """The engine-spec options of ``tuned``: ``NAME=V,NAME=V`` (empty when
     nothing moved), as ``nmm@REV+tune:`` takes them."""
-    return ",".join(f"{name}={v}" for name, v in tuned(state_path).items())
+    return ",".join(f"{name}={v}" for name, v in tuned(state_path, min_steps).items())
 
 
-def tuned_table(state_path: Path) -> str:
+def tuned_table(state_path: Path, min_steps: float = 0.0) -> str:
     """A markdown table of the moved constants: default and tuned value in
     the constant's own units."""
     rows = ["| Name | Default | Tuned |", "|---|---|---|"]
-    for name, v in tuned(state_path).items():
+    for name, v in tuned(state_path, min_steps).items():
         p = PARAMS_BY_NAME[name]
         rows.append(f"| `{name}` | {p.default!r} | {p.from_uci(v)!r} |")
     return "\n".join(rows)
@@ -374,7 +391,8 @@ def main(argv: list[str]) -> None:
     """``python -m engine.search_params docs [PATH]``: write docs/search_params.md;
     ``spsa GROUP [R_END]``: the PARAMS of a group (or of groups and constants, see in_group)
     for ``nmm-chess tune`` (UCI units), one line;
-    ``tuned STATE [--table]``: a tuning run's moved constants, as spec options or a table;
+    ``tuned STATE [--table] [--min-steps X]``: a tuning run's moved constants (those that
+    ended X steps or more from their start), as spec options or a table;
     ``header [--tune]``: write ext/search_params.h and .pxi (setup.py does it)."""
     command, rest = (argv[0], argv[1:]) if argv else ("docs", [])
     if command == "docs":
@@ -384,12 +402,14 @@ def main(argv: list[str]) -> None:
     elif command == "spsa" and len(rest) in (1, 2):
         print(spsa_line(rest[0], float(rest[1]) if len(rest) == 2 else None))
     elif command == "tuned" and rest:
-        print(tuned_table(Path(rest[0])) if "--table" in rest else tuned_spec(Path(rest[0])))
+        steps = float(rest[rest.index("--min-steps") + 1]) if "--min-steps" in rest[:-1] else 0.0
+        path = Path(rest[0])
+        print(tuned_table(path, steps) if "--table" in rest else tuned_spec(path, steps))
     elif command == "header":
         generate("--tune" in rest)
     else:
         sys.exit("usage: python -m engine.search_params docs [PATH] | spsa GROUP|CONSTANT[,...] [R_END] | "
-                 "tuned STATE [--table] | header [--tune]")
+                 "tuned STATE [--table] [--min-steps X] | header [--tune]")
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ exactly as the playing build does. The tuning build's own check compiles the
 core again (minutes): it is slow (``make test-all``)."""
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -137,6 +138,21 @@ def test_tuned_reads_the_moved_constants_of_a_run(tmp_path: Path) -> None:
     assert tuned(state) == {"RFP_MARGIN": 87, "LMR_DIVISOR": 231}     # NMP_BASE rounds back to 3
     assert tuned_spec(state) == "RFP_MARGIN=87,LMR_DIVISOR=231"
     assert "| `LMR_DIVISOR` | 2.25 | 2.31 |" in tuned_table(state).splitlines()
+
+
+def test_tuned_can_keep_only_the_constants_moved_beyond_noise(tmp_path: Path) -> None:
+    from engine.search_params import main, tuned
+    state = tmp_path / "state.json"
+    # The run's own starts and steps (config) count; a constant it did not list has the table's.
+    state.write_text(json.dumps({
+        "config": {"params": [{"name": "LMR_DIVISOR", "start": 225, "c_end": 15},
+                              {"name": "LMR_PV", "start": 1, "c_end": 1},
+                              {"name": "LMR_CUT_NODE", "start": 1, "c_end": 1}]},
+        "theta": {"LMR_DIVISOR": 252.8, "LMR_PV": 0.49, "LMR_CUT_NODE": 2.27, "RFP_MARGIN": 86.6}}))
+    assert tuned(state) == {"LMR_DIVISOR": 253, "LMR_PV": 0, "LMR_CUT_NODE": 2, "RFP_MARGIN": 87}
+    # 0.51 of LMR_PV's step and 0.66 of RFP_MARGIN's (10) are noise at one step; 1.85 and 1.27 are not.
+    assert tuned(state, min_steps=1.0) == {"LMR_DIVISOR": 253, "LMR_CUT_NODE": 2}
+    assert tuned(state, min_steps=2.0) == {}
 
 
 # --- the tuning build (slow: the core is compiled again) --------------------------------
