@@ -174,7 +174,7 @@ nnue-sprt: build
 	@echo "# engines $(NMM): make nnue-sprt NET=$(NET) SEED=$(or $(SEED),411) FROZEN=$(FROZEN)" \
 	    | tee $(if $(RESUME),-a) reports/nnue/sprt_$(NET_NAME).log
 	$(PY) -m engine.cli match $(NET_ENGINE) $(NMM) --games 2000 --tc 10+0.1 --seed $(or $(SEED),411) \
-	    --sprt 0 10 --sprt-model logistic --concurrency $(or $(CONCURRENCY),1) $(if $(RESUME),--resume) \
+	    --sprt 0 10 --sprt-model logistic --concurrency $(or $(CONCURRENCY),1) $(if $(RESUME),--resume --log reports/nnue/sprt_$(NET_NAME).log) \
 	    --pgn reports/nnue/sprt_$(NET_NAME).pgn | tee -a reports/nnue/sprt_$(NET_NAME).log
 	$(call gzip-pgn,reports/nnue/sprt_$(NET_NAME).pgn)
 
@@ -231,7 +231,7 @@ TD_SPRT := reports/td/td_vs_tuned
 td-sprt: build
 	@echo "# engines $(NMM): make td-sprt SEED=$(or $(SEED),191) FROZEN=$(FROZEN)" | tee $(if $(RESUME),-a) $(TD_SPRT).log
 	$(PY) -m engine.cli match $(NMM):Eval=td $(NMM) --games 2000 --tc 10+0.1 --seed $(or $(SEED),191) \
-	    --sprt 0 10 --sprt-model logistic --concurrency $(or $(CONCURRENCY),1) $(if $(RESUME),--resume) \
+	    --sprt 0 10 --sprt-model logistic --concurrency $(or $(CONCURRENCY),1) $(if $(RESUME),--resume --log $(TD_SPRT).log) \
 	    --pgn $(TD_SPRT).pgn | tee -a $(TD_SPRT).log
 	$(call gzip-pgn,$(TD_SPRT).pgn)
 
@@ -330,7 +330,8 @@ texel-own: build
 # VALUE=effort), another clock by TC (TC=60+0.6), a second part beside the first by PART=_b.
 # Parts of one test run with SPRT=off (a part stopping on its own verdict biases the whole) and
 # are judged together (make sprt-status OPTION=SEEPruning reads every part in order).
-# A run cut short goes on with RESUME=1 and the same SEED: its games count, its log grows.
+# A run cut short goes on with RESUME=1 and the same SEED: its games count, its log grows (games
+# the log records past the PGN's, a PGN lost with its machine before it was saved, count too).
 # Both engines are the frozen build of commit FROZEN (default HEAD: commit the option first),
 # checked out under var/frozen/ and built on first use (engine/tools/frozen.py), so that a test
 # spanning sessions plays one build whatever the working tree does meanwhile. A resumed run
@@ -349,7 +350,7 @@ search-sprt: build
 	    | tee $(if $(RESUME),-a) $(SPRT_DIR)/$(OPTION)$(PART).log
 	$(PY) -m engine.cli match $(NMM):$(OPTION)=$(or $(VALUE),true) $(NMM) --games $(or $(SPRT_GAMES),2000) \
 	    --tc $(or $(TC),10+0.1) --seed $(SEED) $(if $(filter off,$(SPRT)),,--sprt 0 10 --sprt-model logistic) \
-	    --concurrency $(or $(CONCURRENCY),1) $(if $(RESUME),--resume) \
+	    --concurrency $(or $(CONCURRENCY),1) $(if $(RESUME),--resume --log $(SPRT_DIR)/$(OPTION)$(PART).log) \
 	    --pgn $(SPRT_DIR)/$(OPTION)$(PART).pgn | tee -a $(SPRT_DIR)/$(OPTION)$(PART).log
 	$(call gzip-pgn,$(SPRT_DIR)/$(OPTION)$(PART).pgn)
 
@@ -474,6 +475,6 @@ tune-sprt: tune-build
 	    | tee $(if $(RESUME),-a) $(TUNE_LOG); \
 	$(PY) -m engine.cli match nmm@$(FROZEN)+tune:$$tuned nmm@$(FROZEN)+tune --games $(or $(TUNE_GAMES),4000) \
 	    --tc $(or $(TC),10+0.1) --seed $(or $(SEED),431) $(if $(filter off,$(SPRT)),,--sprt 0 5 --sprt-model logistic) \
-	    --concurrency $(or $(CONCURRENCY),2) $(if $(RESUME),--resume) \
+	    --concurrency $(or $(CONCURRENCY),2) $(if $(RESUME),--resume --log $(TUNE_LOG)) \
 	    --pgn reports/strength/tune_$(TUNE_NAME).pgn | tee -a $(TUNE_LOG)
 	$(call gzip-pgn,reports/strength/tune_$(TUNE_NAME).pgn)

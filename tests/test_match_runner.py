@@ -20,8 +20,8 @@ from click.testing import CliRunner
 
 from engine.tools import match as runner
 from engine.tools.engines import EngineSpec
-from engine.tools.match import (FAILURES, MatchSummary, game_writer, read_games, report, rewrite_pgn,
-                                run_match)
+from engine.tools.match import (FAILURES, MatchSummary, game_writer, games_from_log, read_games, report,
+                                rewrite_pgn, run_match)
 
 FAKE = Path(__file__).resolve().parent / "fake_engine.py"
 FOOLS_MATE = "--prefer=f2f3,g2g4,e7e5,d8h4"     # from the start, 1.f3 e5 2.g4 Qh4#: a game of four plies
@@ -221,6 +221,36 @@ def test_a_pgn_written_before_the_failure_header_gives_its_failures_from_the_ter
     assert old != pgn.read_text()
     pgn.write_text(old)
     assert_read_back(tmp_path, summary, a, b, openings)
+
+
+def test_games_a_lost_pgn_did_not_keep_count_from_the_match_log(tmp_path):
+    """A machine lost before the PGN was saved: the log's lines give the games
+    back, results, colours, openings and failures, and they read back as counted."""
+    a, b = failing(tmp_path, "die", "a"), failing(tmp_path, "illegal", "b")
+    openings = [chess.Board(), AFTER_G4]
+    lines: list[str] = []
+    with rewrite_pgn(tmp_path / "games.pgn", [], lines.append) as pgn:
+        summary = run_match(a, b, openings, 0, 0, on_game=game_writer(lines.append, pgn), depth=1)
+    log = tmp_path / "match.log"
+    log.write_text("# engines a b\n" + "\n".join(lines) + "\n")
+    text = (tmp_path / "games.pgn").read_text()
+    (tmp_path / "games.pgn").write_text(text[:text.index("[Event ", 1)])      # only the first game was saved
+    kept = read_games(tmp_path / "games.pgn", a.label, b.label, openings)
+    found = games_from_log(log, kept, a.label, b.label, openings, "depth 1")
+    assert len(kept) == 1 and len(found) == 3
+    again = kept + found
+    assert [(g.opening, g.a_white, g.result, g.reason, flagged(g)) for g in again] == \
+        [(g.opening, g.a_white, g.result, g.reason, flagged(g)) for g in summary.games]
+    with rewrite_pgn(tmp_path / "games.pgn", again, lines.append):
+        pass
+    back = read_games(tmp_path / "games.pgn", a.label, b.label, openings)
+    assert [(g.opening, g.a_white, g.result, flagged(g)) for g in back] == \
+        [(g.opening, g.a_white, g.result, flagged(g)) for g in summary.games]
+    assert "moves after the opening were lost" in back[-1].pgn
+    assert games_from_log(log, back, a.label, b.label, openings) == []       # nothing past the PGN
+    log.write_text("\n".join(line for line in lines if not line.startswith("game   3")))
+    with pytest.raises(ValueError, match="game 3 is missing"):
+        games_from_log(log, kept, a.label, b.label, openings)
 
 
 def test_match_resume_on_the_command_line_reports_the_earlier_failures(tmp_path):

@@ -137,6 +137,16 @@ def test_a_match_log_is_summarised_with_pairs_by_opening(tmp_path) -> None:
     assert text.startswith("5 games: +4 =1 -0") and "pentanomial [0, 0, 0, 1, 1] (2 pairs)" in text
 
 
+def test_a_resume_that_kept_fewer_games_than_the_log_has_counts_them_once(tmp_path) -> None:
+    from engine.tools.match_log import read_games
+    log = tmp_path / "m.log"
+    log.write_text("game   1: 1-0     adjudicated win   (A white)  +1 =0 -0  opening 1\n"
+                   "game   2: 1-0     adjudicated win   (A black)  +1 =0 -1  opening 1\n"
+                   "1 games kept from m.pgn\n"       # game 2's PGN was cut off: it is played again
+                   "game   2: 1/2-1/2 threefold repetition (A black)  +1 =1 -0  opening 1\n")
+    assert read_games(log) == [(1.0, 1), (0.5, 1)]
+
+
 def test_two_logs_read_as_one_match_with_pairs_kept_within_each(tmp_path) -> None:
     from engine.tools.match_log import summary
     first, second = tmp_path / "a.log", tmp_path / "b.log"

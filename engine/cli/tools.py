@@ -28,6 +28,10 @@ from engine.cli.common import clock, opening_book, require_runner
 @click.option("--resume", is_flag=True,
               help="Go on with the match whose games are in --pgn (same engines, --seed, --openings and "
                    "--games): they count, and only the rest are played.")
+@click.option("--log", "log_path", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="With --resume: the match's log (its game lines). Games it records past --pgn's "
+                   "(a PGN lost before it was saved) count too, kept in the PGN as their opening and "
+                   "result with a comment that the moves were lost.")
 @click.option("--ponder", is_flag=True, help="Both engines think on the opponent's time.")
 @click.option("--depth", type=click.IntRange(1, 64), default=None,
               help="Fixed depth per move instead of a clock (e.g. the TD thesis's 2 plies).")
@@ -46,12 +50,13 @@ from engine.cli.common import clock, opening_book, require_runner
                                       "(cutechess-cli in its BayesElo model); the report judges the games "
                                       "it played with this package's test.")
 def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | None, seed: int,
-          concurrency: int, adjudicate: bool, pgn: str | None, resume: bool, ponder: bool, depth: int | None,
-          sprt: tuple[float, float] | None, sprt_model: str, alpha: float, beta: float, runner: str,
+          concurrency: int, adjudicate: bool, pgn: str | None, resume: bool, log_path: str | None, ponder: bool,
+          depth: int | None, sprt: tuple[float, float] | None, sprt_model: str, alpha: float, beta: float, runner: str,
           nodes: int | None) -> None:
     """Play ENGINE_A against ENGINE_B, e.g. nmm stockfish:UCI_LimitStrength=true,UCI_Elo=2000."""
     from engine.tools.engines import parse_spec
-    from engine.tools.match import game_writer, load_openings, read_games, report, rewrite_pgn, run_match
+    from engine.tools.match import (game_writer, games_from_log, limit_text, load_openings, read_games, report,
+                                    rewrite_pgn, run_match)
     from engine.tools.sprt import Sprt, pentanomial
 
     try:
@@ -63,11 +68,16 @@ def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | Non
     base, inc = clock(tc)
     boards = load_openings(opening_book(openings), (games + 1) // 2, seed)
     played = []
+    if log_path and not resume:
+        raise click.BadParameter("a log is read to resume a match", param_hint="--log")
     if resume:
         if not pgn or runner != "builtin":
             raise click.BadParameter("the built-in runner resumes from the games in --pgn", param_hint="--resume")
         try:
             played = read_games(Path(pgn), a.label, b.label, boards)
+            if log_path:
+                played += games_from_log(Path(log_path), played, a.label, b.label, boards,
+                                         limit_text(base, inc, depth, nodes))
         except ValueError as e:
             raise click.ClickException(str(e)) from None
     pgn_file = rewrite_pgn(Path(pgn), played, click.echo) if pgn else None

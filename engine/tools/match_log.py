@@ -20,11 +20,15 @@ from pathlib import Path
 from engine.tools import sprt
 
 GAME = re.compile(r"game\s+\d+: (1-0|0-1|1/2-1/2)\s.*\(A (white|black)\)(?:.*opening (\d+))?")
+KEPT = re.compile(r"(\d+) games kept from ")      # a resume: the match counts these first games of its record
 
 
 def read_games(path: Path) -> list[tuple[float, int]]:
     """(engine A's score, opening) of each game of the log, in order; the
     opening is the pair number (games 2k-1 and 2k) where the line names none.
+    A resume's ``N games kept`` line cuts the list to its first N, as the
+    match did: a game logged by a run killed before its PGN was saved is
+    played again, and only its second line counts.
 
     >>> import tempfile; p = Path(tempfile.mkdtemp()) / "m.log"
     >>> _ = p.write_text("game   1: 0-1     adjudicated win   (A black)  +1 =0 -0  opening 3\\n"
@@ -34,6 +38,8 @@ def read_games(path: Path) -> list[tuple[float, int]]:
     """
     games = []
     for line in path.read_text().splitlines():
+        if kept := KEPT.match(line):
+            del games[int(kept.group(1)):]
         m = GAME.match(line)
         if m:
             white = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}[m.group(1)]
