@@ -20,7 +20,6 @@ import asyncio
 import io
 import queue
 import random
-import re
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -32,6 +31,7 @@ import chess.engine
 import chess.pgn
 
 from engine.tools.engines import EngineSpec, here
+from engine.tools.match_log import logged_games
 from engine.tools.pgn_volumes import read_record, split_games
 from engine.tools.sprt import Sprt, los, normalized_elo, pentanomial, score_elo
 
@@ -385,39 +385,31 @@ def read_games(path: Path, a_label: str, b_label: str, openings: list[chess.Boar
     return games
 
 
-LOG_GAME = re.compile(r"(?:.*: )?game\s+(\d+): (1-0|0-1|1/2-1/2)\s+(.*?)\s+\(A (white|black)\).*opening (\d+)\s*$")
-
-
 def games_from_log(log: Path, played: Sequence[GameResult], a_label: str, b_label: str,
                    openings: list[chess.Board], tc: str = "?") -> list[GameResult]:
     """The games ``log`` (game_writer's lines, the match's record beside its
-    PGN) numbers past ``played``: a match whose PGN was lost before it was
+    PGN) counts past ``played``: a match whose PGN was lost before it was
     saved (its machine went with it) keeps their results. Each becomes a PGN
     of its opening and result whose comment says the moves were lost; the
     Termination and the Failure header keep what the log said, so read_games
-    reads them back as they were counted. A number logged twice (a run resumed
-    from an older record) counts once, its last line."""
-    lines = {}
-    for line in log.read_text().splitlines():
-        if m := LOG_GAME.match(line):
-            lines[int(m.group(1))] = m
+    reads them back as they were counted."""
     found = []
-    for number in range(len(played) + 1, max(lines, default=0) + 1):
-        m = lines.get(number)
-        if m is None:
+    for number, logged in enumerate(logged_games(log)[len(played):], len(played) + 1):
+        if logged.number != number:
             raise ValueError(f"{log}: game {number} is missing (the log and the PGN are of different matches?)")
-        result, reason, a_white, opening = m.group(2), m.group(3), m.group(4) == "white", int(m.group(5)) - 1
+        opening = (logged.opening or 0) - 1
         if not 0 <= opening < len(openings):
-            raise ValueError(f"{log}: game {number}'s opening {opening + 1} is not one of this match's")
+            raise ValueError(f"{log}: game {number} names no opening of this match")
         game = chess.pgn.Game.from_board(openings[opening])
+        a_white = logged.a_white
         game.headers.update({"White": a_label if a_white else b_label, "Black": b_label if a_white else a_label,
-                             "Result": result, "Termination": reason, "TimeControl": tc,
+                             "Result": logged.result, "Termination": logged.reason, "TimeControl": tc,
                              "Round": str(opening + 1)})
         game.end().comment = "the moves after the opening were lost with the machine; result from the match's log"
         flags = failure(game.headers, a_white)
         for flag in flags:
             game.headers["Failure"] = flag.removesuffix("_by")
-        found.append(GameResult(opening, a_white, result, reason, 0, pgn=str(game), **flags))
+        found.append(GameResult(opening, a_white, logged.result, logged.reason, 0, pgn=str(game), **flags))
     return found
 
 

@@ -16,19 +16,47 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import NamedTuple
 
 from engine.tools import sprt
 
-GAME = re.compile(r"game\s+\d+: (1-0|0-1|1/2-1/2)\s.*\(A (white|black)\)(?:.*opening (\d+))?")
+GAME = re.compile(r"game\s+(\d+): (1-0|0-1|1/2-1/2)\s+(.*?)\s+\(A (white|black)\)(?:.*opening (\d+))?")
 KEPT = re.compile(r"(\d+) games kept from ")      # a resume: the match counts these first games of its record
 
 
+class LoggedGame(NamedTuple):
+    """A game line of ``game_writer`` (engine/tools/match.py)."""
+    number: int
+    result: str                 # "1-0", "0-1", "1/2-1/2"
+    reason: str
+    a_white: bool
+    opening: int | None         # as the line numbers it (from 1); None in logs older than the field
+
+    @property
+    def a_score(self) -> float:
+        white = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}[self.result]
+        return white if self.a_white else 1 - white
+
+
+def logged_games(path: Path) -> list[LoggedGame]:
+    """The games the log counts, in order. A resume's ``N games kept`` line
+    cuts the list to its first N, as the match did: a game logged by a run
+    killed before its PGN was saved is played again, and only its second
+    line counts."""
+    games: list[LoggedGame] = []
+    for line in path.read_text().splitlines():
+        if kept := KEPT.match(line):
+            del games[int(kept.group(1)):]
+        elif m := GAME.match(line):
+            games.append(LoggedGame(int(m.group(1)), m.group(2), m.group(3), m.group(4) == "white",
+                                    int(m.group(5)) if m.group(5) else None))
+    return games
+
+
 def read_games(path: Path) -> list[tuple[float, int]]:
-    """(engine A's score, opening) of each game of the log, in order; the
-    opening is the pair number (games 2k-1 and 2k) where the line names none.
-    A resume's ``N games kept`` line cuts the list to its first N, as the
-    match did: a game logged by a run killed before its PGN was saved is
-    played again, and only its second line counts.
+    """(engine A's score, opening) of each game the log counts (logged_games),
+    in order; the opening is the pair number (games 2k-1 and 2k) where the
+    line names none.
 
     >>> import tempfile; p = Path(tempfile.mkdtemp()) / "m.log"
     >>> _ = p.write_text("game   1: 0-1     adjudicated win   (A black)  +1 =0 -0  opening 3\\n"
@@ -36,16 +64,7 @@ def read_games(path: Path) -> list[tuple[float, int]]:
     >>> read_games(p)
     [(1.0, 3), (0.5, 3)]
     """
-    games = []
-    for line in path.read_text().splitlines():
-        if kept := KEPT.match(line):
-            del games[int(kept.group(1)):]
-        m = GAME.match(line)
-        if m:
-            white = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}[m.group(1)]
-            opening = int(m.group(3)) if m.group(3) else len(games) // 2 + 1
-            games.append((white if m.group(2) == "white" else 1 - white, opening))
-    return games
+    return [(g.a_score, g.opening or k // 2 + 1) for k, g in enumerate(logged_games(path))]
 
 
 def summary(paths: Path | list[Path], elo0: float = 0.0, elo1: float = 10.0,
