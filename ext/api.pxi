@@ -243,20 +243,22 @@ cdef class Board:
 
     def control_gain(self, uci: str, weights=None) -> int:
         """How much square control the move's piece gains, each square weighted
-        by ``weights`` (64, a1..h8; LabSearcher.region_weights) or the hand rule."""
+        by ``weights`` (64 of 0..15, a1..h8; LabSearcher.region_weights) or the hand rule."""
         cdef Move m = self._parse(uci)
         cdef int w[64]
+        cdef SquareWeights planes
         cdef int i
         if not m:
             raise ValueError(f"illegal move {uci!r}")
         if weights is None:
-            hand_regions(&self.pos, w)
+            hand_regions(&self.pos, &planes)
         else:
-            if len(weights) != 64:
-                raise ValueError("64 weights, a1..h8")
+            if len(weights) != 64 or not all(0 <= x <= SQUARE_WEIGHT_MAX for x in weights):
+                raise ValueError(f"64 weights of 0..{SQUARE_WEIGHT_MAX}, a1..h8")
             for i in range(64):
                 w[i] = weights[i]
-        return control_gain(&self.pos, m, w)
+            weights_from_ints(w, &planes)
+        return control_gain(&self.pos, m, &planes)
 
     def region_inputs(self) -> list[int]:
         """The regions net's active inputs here (ext/regions.pxi), ascending."""

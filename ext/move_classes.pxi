@@ -28,6 +28,40 @@ for _sq in range(64):
     REGION_WEIGHT[_sq] = (1 + (_sq >= 32) + (2 <= _sq % 8 <= 5 and 2 <= _sq // 8 <= 5)
                           + 2 * (3 <= _sq % 8 <= 4 and 3 <= _sq // 8 <= 4))
 
+# Square weights held as bit planes: a square weighs the sum of 2**b over the
+# planes b that hold it (0..SQUARE_WEIGHT_MAX). The weight of a set of squares
+# is then four popcounts, not a loop over its squares: the chessmaps order
+# asks it twice for every quiet move at every node it scores.
+cdef enum:
+    WEIGHT_PLANES = 4
+    SQUARE_WEIGHT_MAX = (1 << WEIGHT_PLANES) - 1
+
+ctypedef struct SquareWeights:
+    u64 plane[WEIGHT_PLANES]
+
+cdef void weights_from_ints(const int* weights, SquareWeights* w) noexcept nogil:
+    """The planes of 64 weights (a1..h8), each 0..SQUARE_WEIGHT_MAX."""
+    cdef int sq, b
+    for b in range(WEIGHT_PLANES):
+        w.plane[b] = 0
+        for sq in range(64):
+            if (weights[sq] >> b) & 1:
+                w.plane[b] |= bit(sq)
+
+cdef inline int square_weight(const SquareWeights* w, int sq) noexcept nogil:
+    cdef int b, total = 0
+    for b in range(WEIGHT_PLANES):
+        total += <int>((w.plane[b] >> sq) & 1) << b
+    return total
+
+# REGION_WEIGHT's planes from each side's view (at most 5: three planes).
+cdef SquareWeights REGION_PLANES[2]
+cdef int _region_flipped[64]
+for _sq in range(64):
+    _region_flipped[_sq] = REGION_WEIGHT[_sq ^ 56]
+weights_from_ints(REGION_WEIGHT, &REGION_PLANES[WHITE])
+weights_from_ints(_region_flipped, &REGION_PLANES[BLACK])
+
 
 cdef u64 en_prise(const Position* pos, int color) noexcept nogil:
     """``color``'s pieces (the king aside) the other side can take with gain:
@@ -91,22 +125,25 @@ cdef inline int class_rank(int flags) noexcept nogil:
     return 2 * ((flags & MC_UNSAFE) != 0) + ((flags & MC_TACTICAL) == 0)
 
 
-cdef void hand_regions(const Position* pos, int* weights) noexcept nogil:
-    """The hand rule's weight of every square (a1..h8) for the side to move."""
-    cdef int sq, flip = 0 if pos.stm == WHITE else 56
+cdef void hand_regions(const Position* pos, SquareWeights* w) noexcept nogil:
+    """The hand rule's weights for the side to move: REGION_WEIGHT's planes
+    with 2 added on the enemy king's square and those around it (a bit-sliced
+    add: the sums stay within 7, so nothing carries out of the third plane)."""
+    cdef const SquareWeights* region = &REGION_PLANES[pos.stm]
     cdef u64 king_zone = KING_ATK[pos.king[pos.stm ^ 1]] | bit(pos.king[pos.stm ^ 1])
-    for sq in range(64):
-        weights[sq] = REGION_WEIGHT[sq ^ flip] + (2 if king_zone & bit(sq) else 0)
+    cdef u64 carry = region.plane[1] & king_zone
+    w.plane[0] = region.plane[0]
+    w.plane[1] = region.plane[1] ^ king_zone
+    w.plane[2] = region.plane[2] ^ carry
+    w.plane[3] = region.plane[2] & carry
 
 
-cdef int weighted_squares(const int* weights, u64 squares) noexcept nogil:
-    cdef int total = 0
-    while squares:
-        total += weights[pop_lsb(&squares)]
-    return total
+cdef inline int weighted_squares(const SquareWeights* w, u64 squares) noexcept nogil:
+    return (popcount(squares & w.plane[0]) + 2 * popcount(squares & w.plane[1])
+            + 4 * popcount(squares & w.plane[2]) + 8 * popcount(squares & w.plane[3]))
 
 
-cdef int control_gain(const Position* pos, Move m, const int* weights) noexcept nogil:
+cdef int control_gain(const Position* pos, Move m, const SquareWeights* weights) noexcept nogil:
     """The weighted squares the moved piece attacks from its destination, less
     those it attacked from where it stood: its change in square control.
     ``weights``: each square's (hand_regions, or the regions net's)."""

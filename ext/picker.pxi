@@ -85,12 +85,12 @@ cdef inline bint quiet_stage_move(const Picker* p, Move m) noexcept nogil:
 
 cdef inline Move pick_best(Picker* p, int end) noexcept nogil:
     """Swap the best-scored move of [cur, end) to cur and return it (cur advances)."""
-    cdef int best = p.cur, i, tmp_score
+    cdef int best = p.cur, best_score = p.scores[p.cur], i, tmp_score
     cdef float tmp_nn
     cdef Move tmp
     for i in range(p.cur + 1, end):
-        if p.scores[i] > p.scores[best]:
-            best = i
+        if p.scores[i] > best_score:        # the first of equals stays best
+            best, best_score = i, p.scores[i]
     tmp = p.moves[best]
     p.moves[best] = p.moves[p.cur]
     p.moves[p.cur] = tmp

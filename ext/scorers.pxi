@@ -92,18 +92,20 @@ cdef void score_chessmaps(Search* s, Picker* p) noexcept nogil:
     them (safe tactical, safe other, unsafe tactical, unsafe other), inside a
     class the gain in square control over the regions that matter, then history."""
     cdef int i, h, side = s.pos.stm
-    cdef int weights[64]
+    cdef int net_weights[64]
+    cdef SquareWeights weights
     cdef u64 hanging = en_prise(&s.pos, side)
     cdef Move m
     if s.regions.w != NULL and s.opt.regions_net:
-        net_regions(&s.regions, &s.pos, weights)
+        net_regions(&s.regions, &s.pos, net_weights)
+        weights_from_ints(net_weights, &weights)
     else:
-        hand_regions(&s.pos, weights)
+        hand_regions(&s.pos, &weights)
     for i in range(p.n_noisy, p.n):
         m = p.moves[i]
         h = s.history[side][move_from(m)][move_to(m)]
         p.scores[i] = ((3 - class_rank(move_class(&s.pos, m, hanging))) * CM_CLASS_STEP
-                       + control_gain(&s.pos, m, weights) * CM_GAIN_STEP
+                       + control_gain(&s.pos, m, &weights) * CM_GAIN_STEP
                        + (h if h < CM_HISTORY_MAX else CM_HISTORY_MAX))
 
 

@@ -117,11 +117,12 @@ cdef class LabSearcher(Searcher):
         """Every square's weight (a1..h8) for the side to move: by the regions
         net if ``net`` and one is loaded, else by the hand rule."""
         cdef int weights[64]
+        cdef SquareWeights planes
         if net and self.s.regions.w != NULL:
             net_regions(&self.s.regions, &board.pos, weights)
-        else:
-            hand_regions(&board.pos, weights)
-        return [weights[i] for i in range(64)]
+            return [weights[i] for i in range(64)]
+        hand_regions(&board.pos, &planes)
+        return [square_weight(&planes, i) for i in range(64)]
 
     def eval_cost(self, Board board, int repeats=10000) -> tuple[float, float, float, float]:
         """Nanoseconds for the handwritten evaluation, for the TD features, for

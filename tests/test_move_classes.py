@@ -70,6 +70,48 @@ def test_control_gain_prefers_the_centre():
     assert board.control_gain("e2e4") > board.control_gain("a2a4")
 
 
+def hand_rule(board: chess.Board) -> list[int]:
+    """The hand rule's weights (a1..h8) for the side to move, as its comment states it."""
+    def weight(sq: int) -> int:
+        f, r = chess.square_file(sq), chess.square_rank(sq)
+        if board.turn == chess.BLACK:
+            r = 7 - r
+        centre, wide = 3 <= f <= 4 and 3 <= r <= 4, 2 <= f <= 5 and 2 <= r <= 5
+        return 1 + (r >= 4) + wide + 2 * centre
+    king = board.king(not board.turn)
+    zone = chess.SquareSet(chess.BB_KING_ATTACKS[king]) | chess.SquareSet.from_square(king)
+    return [weight(sq) + 2 * (sq in zone) for sq in chess.SQUARES]
+
+
+FENS = ["r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4",
+        "r1bq1rk1/pp1pppbp/2n2np1/8/4P3/1NN5/PPP1BPPP/R1BQK2R b KQ - 0 1",
+        "8/5pk1/6p1/7p/1R5P/6P1/r4PK1/8 w - - 0 40",
+        "2q1rr1k/3bbnnp/p2p1pp1/2pPp3/PpP1P1P1/1P2BNNP/2BQ1PRK/7R b - - 0 1"]
+
+
+@pytest.mark.parametrize("fen", FENS)
+def test_the_hand_rules_weights_and_the_control_gain_they_give(fen):
+    """The core holds the weights as bit planes; each square's weight and
+    each quiet move's control gain (the squares its piece attacks after the
+    move, weighted, less those before; python-chess's attacks) are the rule's."""
+    from engine._core import LabSearcher
+    board = chess.Board(fen)
+    weights = hand_rule(board)
+    assert LabSearcher(hash_mb=1).region_weights(Board(fen), net=False) == weights
+    ours = Board(fen)
+    for move in board.legal_moves:
+        if board.is_capture(move) or move.promotion or board.is_castling(move):
+            continue
+        before = sum(weights[sq] for sq in board.attacks(move.from_square))
+        board.push(move)
+        after = sum(weights[sq] for sq in board.attacks(move.to_square))
+        board.pop()
+        assert ours.control_gain(move.uci()) == after - before, move.uci()
+        assert ours.control_gain(move.uci(), weights) == after - before
+    with pytest.raises(ValueError):
+        ours.control_gain(next(iter(board.legal_moves)).uci(), [16] * 64)
+
+
 @pytest.mark.parametrize("fen,mate", [("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", "a1a8"),
                                       ("r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4",
                                        "h5f7")])

@@ -111,6 +111,20 @@ def bench_eval(nets: tuple[str, ...], runs: int, depth: int | None) -> None:
     run([Path(n) for n in nets] or [DEFAULT_TD], runs, depth or DEFAULT_DEPTH)
 
 
+@click.command("bench-builds")
+@click.option("--base", default="HEAD", show_default=True,
+              help="The commit whose frozen build the working tree is measured against.")
+@click.option("--runs", type=int, default=5, show_default=True, help="Rounds; the median is reported.")
+@click.option("--depth", type=click.IntRange(1, 64), default=None, help="Search depth (default: the bench depth).")
+@click.option("--instructions", type=click.IntRange(1, 64), default=None, metavar="DEPTH",
+              help="Also count each build's search instructions at this bench depth (valgrind's callgrind).")
+def bench_builds(base: str, runs: int, depth: int | None, instructions: int | None) -> None:
+    """The working tree's search speed against commit BASE's: nodes, median nps, ratio."""
+    from engine.bench import DEFAULT_DEPTH
+    from engine.tools.bench_builds import run
+    run(base, runs, depth or DEFAULT_DEPTH, instructions)
+
+
 @click.command()
 @click.option("--depth", type=click.IntRange(1, 64), default=None, help="Search depth (default: the bench depth).")
 @click.option("--eval", "evaluation", type=click.Choice(EVALS), default=DEFAULT_EVAL,
