@@ -78,6 +78,7 @@ cdef void make_move(Position* pos, Move m) noexcept nogil:
         if captured != EMPTY:
             pos.halfmove = 0
     undo.captured = <int8_t>captured
+    undo.moved = <int8_t>piece if flag == F_CASTLE else pos.board[to]
 
     castling = pos.castling & pos.castle_mask[frm] & pos.castle_mask[to]
     key ^= Z_CASTLING[pos.castling] ^ Z_CASTLING[castling]
@@ -140,6 +141,7 @@ cdef void make_null(Position* pos) noexcept nogil:
     undo.castling = pos.castling
     undo.halfmove = pos.halfmove
     undo.captured = EMPTY
+    undo.moved = EMPTY
     if pos.ep >= 0:
         pos.key ^= Z_EP_FILE[file_of(pos.ep)]
         pos.ep = -1

@@ -7,17 +7,24 @@
 # NNUE_STACK entries, indexed by the position's history length modulo the
 # stack size, so that a node's entry sits next to its parent's and
 # grandparent's. An entry holds both views' int16 sums (White's, then
-# Black's: a null move changes neither) and the 12 piece bitboards they were
-# summed for. To evaluate a position, the entries of the last NNUE_LOOKBACK
-# plies (this ply's, the parent's, ...) are compared with it by those
-# bitboards, and the nearest is brought to it by the rows of the inputs that
-# differ (a quiet move: 2 per view, a capture 3, castling 4), into this
-# ply's entry; when none is nearer than a refresh (as many rows as men), the
-# sums are made afresh. Nothing is hooked into make/unmake: an entry is
-# right for the bitboards it holds whatever path made it, since integer sums
-# are exact: no drift, no periodic refresh. A ply whose evaluation came from
-# the table (the TT entry's eval) leaves its entry as it was (a sibling's, or an
-# older search's): the next position compares with the entries before it.
+# Black's: a null move changes neither), the 12 piece bitboards they were
+# summed for and the key of the position they were summed at. To evaluate a
+# position, the entries of its ancestors are looked at first, nearest first;
+# the first that holds its ancestor (its key is the one that move's undo
+# record keeps) is brought into this ply's entry. The parent's, about half
+# the time, by the rows of the men the last move lifted and placed, read off
+# its undo record (a quiet move: 2 per view, a capture 3, castling 4); one
+# further back (the parent's evaluation came from the table) by the rows of
+# the inputs whose bitboards differ, the fewest. When no ancestor's entry is
+# there, the entries of the last NNUE_LOOKBACK plies (this ply's, the
+# parent's, ...) are compared with it by their bitboards and the nearest is
+# brought to it the same way; when none is nearer than a refresh (as many
+# rows as men), the sums are made afresh. Nothing is hooked into
+# make/unmake: an entry is right for the bitboards it holds whatever path
+# made it, since integer sums are exact: no drift, no periodic refresh. (An
+# ancestor is recognised by its 64-bit key, as the transposition table
+# recognises a position.) A ply whose evaluation came from the table leaves
+# its entry as it was (a sibling's, or an older search's).
 #
 # No cache of scores (the TD net has one): an evaluation costs about what a
 # cache miss does, and in the bench a probe hit 7% of the time; the search
@@ -75,12 +82,19 @@ ctypedef struct NnueWeights:
 ctypedef struct NnueAccumulator:
     int16_t acc[2 * NNUE_MAX_HIDDEN]    # White's view in [0, H), Black's in [H, 2H)
     u64 pieces[12]              # the position the sums are for
+    u64 key                     # its key (0: made for bitboards alone, no position)
     int valid                   # 0: never computed with the net in use
 
 
 cdef inline int nnue_feature(int view, int piece, int sq) noexcept nogil:
     """engine.evaluation.nnue.feature for the core's piece (type + 6 * colour)."""
     return 384 * (piece_color(piece) != view) + 64 * piece_type(piece) + (sq ^ (56 * view))
+
+# The same, looked up by view and piece * 64 + square: the inner loops' form.
+cdef int NNUE_FEATURE[2][12 * 64]
+for _view in range(2):
+    for _man in range(12 * 64):
+        NNUE_FEATURE[_view][_man] = nnue_feature(_view, _man // 64, _man % 64)
 
 
 cdef inline int nnue_bucket(const Position* pos) noexcept nogil:
@@ -105,6 +119,7 @@ cdef void nnue_refresh(const NnueWeights* net, NnueAccumulator* e, const u64* pi
     nmm_nnue_update(e.acc, net.ft_bias, net.ft_weight, H, rows_w, n, NULL, 0)
     nmm_nnue_update(e.acc + H, net.ft_bias, net.ft_weight, H, rows_b, n, NULL, 0)
     memcpy(e.pieces, pieces, sizeof(e.pieces))
+    e.key = 0
     e.valid = 1
 
 
@@ -125,16 +140,68 @@ cdef void nnue_update(const NnueWeights* net, NnueAccumulator* dst, const NnueAc
         while changed:
             sq = pop_lsb(&changed)
             if now & bit(sq):
-                add_w[n_add] = nnue_feature(WHITE, p, sq)
-                add_b[n_add] = nnue_feature(BLACK, p, sq)
+                add_w[n_add] = NNUE_FEATURE[WHITE][p * 64 + sq]
+                add_b[n_add] = NNUE_FEATURE[BLACK][p * 64 + sq]
                 n_add += 1
             else:
-                sub_w[n_sub] = nnue_feature(WHITE, p, sq)
-                sub_b[n_sub] = nnue_feature(BLACK, p, sq)
+                sub_w[n_sub] = NNUE_FEATURE[WHITE][p * 64 + sq]
+                sub_b[n_sub] = NNUE_FEATURE[BLACK][p * 64 + sq]
                 n_sub += 1
     nmm_nnue_update(dst.acc, src.acc, net.ft_weight, H, add_w, n_add, sub_w, n_sub)
     nmm_nnue_update(dst.acc + H, src.acc + H, net.ft_weight, H, add_b, n_add, sub_b, n_sub)
     memcpy(dst.pieces, pos.pieces, sizeof(dst.pieces))
+    dst.key = pos.key
+    dst.valid = 1
+
+
+cdef inline void nnue_move_rows(const Undo* undo, int* add, int* n_add, int* sub, int* n_sub) noexcept nogil:
+    """Append the (piece * 64 + square) of the men ``undo``'s move placed to
+    ``add`` and of those it lifted to ``sub`` (none for a null move)."""
+    cdef int frm = move_from(undo.move), to = move_to(undo.move), flag = move_flag(undo.move)
+    cdef int piece = undo.moved, us = piece_color(piece), right
+    if undo.move == 0:
+        return
+    if flag == F_CASTLE:                # the king "takes" its own rook; both land
+        right = (WK if to > frm else WQ) << (2 * us)
+        sub[n_sub[0]] = piece * 64 + frm
+        sub[n_sub[0] + 1] = make_piece(us, ROOK) * 64 + to
+        add[n_add[0]] = piece * 64 + castle_king_to(right)
+        add[n_add[0] + 1] = make_piece(us, ROOK) * 64 + castle_rook_to(right)
+        n_sub[0] += 2
+        n_add[0] += 2
+        return
+    sub[n_sub[0]] = (make_piece(us, PAWN) if flag >= F_PROMO else piece) * 64 + frm
+    add[n_add[0]] = piece * 64 + to
+    n_sub[0] += 1
+    n_add[0] += 1
+    if undo.captured != EMPTY:
+        sub[n_sub[0]] = undo.captured * 64 + ((to ^ 8) if flag == F_EN_PASSANT else to)
+        n_sub[0] += 1
+
+
+cdef void nnue_update_by_move(const NnueWeights* net, NnueAccumulator* dst, const NnueAccumulator* src,
+                              const Position* pos) noexcept nogil:
+    """``dst``'s sums for ``pos`` from ``src``'s, which are its parent's (the
+    position before its last move): the rows of the men the move lifted and
+    placed, read off its undo record (none for a null move: then a copy)."""
+    cdef int add[2]
+    cdef int sub[2]
+    cdef int add_w[2]
+    cdef int add_b[2]
+    cdef int sub_w[2]
+    cdef int sub_b[2]
+    cdef int n_add = 0, n_sub = 0, i, H = net.hidden
+    nnue_move_rows(&pos.hist[pos.hist_len - 1], add, &n_add, sub, &n_sub)
+    for i in range(n_add):
+        add_w[i] = NNUE_FEATURE[WHITE][add[i]]
+        add_b[i] = NNUE_FEATURE[BLACK][add[i]]
+    for i in range(n_sub):
+        sub_w[i] = NNUE_FEATURE[WHITE][sub[i]]
+        sub_b[i] = NNUE_FEATURE[BLACK][sub[i]]
+    nmm_nnue_update(dst.acc, src.acc, net.ft_weight, H, add_w, n_add, sub_w, n_sub)
+    nmm_nnue_update(dst.acc + H, src.acc + H, net.ft_weight, H, add_b, n_add, sub_b, n_sub)
+    memcpy(dst.pieces, pos.pieces, sizeof(dst.pieces))
+    dst.key = pos.key
     dst.valid = 1
 
 
@@ -149,12 +216,23 @@ cdef inline int nnue_distance(const NnueAccumulator* e, const Position* pos) noe
 cdef NnueAccumulator* nnue_accumulator(const NnueWeights* net, NnueAccumulator* stack,
                                        const Position* pos) noexcept nogil:
     """Sums for ``pos``: an entry already holding them, or this ply's entry
-    brought there from the nearest of the last NNUE_LOOKBACK plies' entries,
-    or made afresh (see the top of the file)."""
+    brought there from an ancestor's by the moves since, or from the nearest
+    of the last NNUE_LOOKBACK plies' entries by their bitboards, or made
+    afresh (see the top of the file)."""
     cdef int h = pos.hist_len, k, n, best_n = popcount(pos.all)     # a refresh adds this many rows
     cdef NnueAccumulator* dst = &stack[h & (NNUE_STACK - 1)]
     cdef NnueAccumulator* best = NULL
     cdef NnueAccumulator* e
+    if dst.valid and dst.key == pos.key:
+        return dst                  # this position's already (a search of it again)
+    for k in range(1, min(h, NNUE_LOOKBACK) + 1):
+        e = &stack[(h - k) & (NNUE_STACK - 1)]
+        if e.valid and e.key == pos.hist[h - k].key:    # an ancestor's: the common case
+            if k == 1:
+                nnue_update_by_move(net, dst, e, pos)   # the parent's: by the move (a null move: a copy)
+            else:
+                nnue_update(net, dst, e, pos)           # further back: by the bitboards, the fewest rows
+            return dst
     for k in range(NNUE_LOOKBACK):
         e = &stack[(h - k) & (NNUE_STACK - 1)]
         if not e.valid:
@@ -166,6 +244,7 @@ cdef NnueAccumulator* nnue_accumulator(const NnueWeights* net, NnueAccumulator* 
                 break
     if best == NULL:
         nnue_refresh(net, dst, pos.pieces)
+        dst.key = pos.key
         return dst
     if best_n == 0:
         return best                 # the same men (a null move's child, a position seen again)

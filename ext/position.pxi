@@ -10,6 +10,7 @@ ctypedef struct Undo:
     u64 key               # Zobrist key *before* the move
     Move move
     int8_t captured       # piece captured by the move, or EMPTY
+    int8_t moved          # piece on the move's destination after it (the king when castling; EMPTY: a null move)
     int8_t ep             # en-passant square before the move, or -1
     uint8_t castling      # castling rights before the move
     int halfmove          # 50-move counter before the move

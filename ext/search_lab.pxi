@@ -259,8 +259,11 @@ cdef class LabSearcher(Searcher):
             for r in range(repeats):
                 sink += nnue_afresh(&self.nnue, &board.pos)
             t2 = now_ms()
-            for r in range(repeats):
-                nnue_update(&self.nnue, &stack[1], &stack[0], &board.pos)
+            for r in range(repeats):        # as the search does: by the move, or by the bitboards
+                if board.pos.hist_len:
+                    nnue_update_by_move(&self.nnue, &stack[1], &stack[0], &board.pos)
+                else:
+                    nnue_update(&self.nnue, &stack[1], &stack[0], &board.pos)
                 sink += stack[1].acc[r & 63]
             t3 = now_ms()
             for r in range(repeats):

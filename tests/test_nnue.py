@@ -159,6 +159,26 @@ def test_the_accumulators_along_a_game_equal_a_refresh(hidden):
     assert searcher.nnue_stack_check()[1] == 0
 
 
+def test_the_accumulators_along_chess960_games_equal_a_refresh():
+    """Chess960 castling, where king and rook may land on each other's
+    squares or stay, read off the move as the search does."""
+    net = random_net(64, seed=12)
+    searcher = lab_with(net)
+    rng, castled = random.Random(960), 0
+    for start in rng.sample(range(960), 24):
+        reference = chess.Board.from_chess960_pos(start)
+        board = Board(reference.fen(), chess960=True)
+        while not reference.is_game_over() and reference.ply() < 60:
+            move = special_move(reference, rng)
+            castled += reference.is_castling(move)
+            board.push(reference.uci(move, chess960=True))
+            reference.push(move)
+            incremental = searcher.nnue_accumulators(board, incremental=True)
+            assert all((i == f).all() for i, f in zip(incremental, net.accumulators(pieces_of(reference))))
+    assert castled >= 5
+    assert searcher.nnue_stack_check()[1] == 0
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 def test_the_accumulators_a_search_leaves_equal_a_refresh(threads):
     """After searches with null moves, reductions and quiescence (and with a
