@@ -122,7 +122,7 @@ SEARCH_PARAMS: tuple[SearchParam, ...] = (
     _p("NMP_EVAL_DIV", 200, 50, 400, 20, _PRUNE, "... plus (eval - beta) / this (the eval bonus) ..."),
     _p("NMP_EVAL_MAX", 3, 0, 6, 1, _PRUNE, "... which is at most this"),
     _p("NMP_VERIFY_DEPTH", 10, 6, 16, 1, _PRUNE, "a null-move cut-off from this depth on is verified by a search"),
-    _p("PROBCUT_DEPTH", 5, 3, 10, 1, _PRUNE, "ProbCut (off by default) from this depth on"),
+    _p("PROBCUT_DEPTH", 5, 3, 10, 1, _PRUNE, "ProbCut from this depth on"),
     _p("PROBCUT_MARGIN", 200, 50, 400, 15, _PRUNE, "ProbCut's beta: beta + this"),
     _p("PROBCUT_REDUCTION", 4, 2, 6, 1, _PRUNE, "ProbCut's search is this much shallower"),
     _p("PROBCUT_CAPTURE_MARGIN", 100, 0, 300, 15, _PRUNE,

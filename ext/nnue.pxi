@@ -154,44 +154,32 @@ cdef void nnue_update(const NnueWeights* net, NnueAccumulator* dst, const NnueAc
     dst.valid = 1
 
 
-cdef inline void nnue_move_rows(const Undo* undo, int* add, int* n_add, int* sub, int* n_sub) noexcept nogil:
-    """Append the (piece * 64 + square) of the men ``undo``'s move placed to
-    ``add`` and of those it lifted to ``sub`` (none for a null move)."""
-    cdef int frm = move_from(undo.move), to = move_to(undo.move), flag = move_flag(undo.move)
-    cdef int piece = undo.moved, us = piece_color(piece), right
-    if undo.move == 0:
-        return
-    if flag == F_CASTLE:                # the king "takes" its own rook; both land
-        right = (WK if to > frm else WQ) << (2 * us)
-        sub[n_sub[0]] = piece * 64 + frm
-        sub[n_sub[0] + 1] = make_piece(us, ROOK) * 64 + to
-        add[n_add[0]] = piece * 64 + castle_king_to(right)
-        add[n_add[0] + 1] = make_piece(us, ROOK) * 64 + castle_rook_to(right)
-        n_sub[0] += 2
-        n_add[0] += 2
-        return
-    sub[n_sub[0]] = (make_piece(us, PAWN) if flag >= F_PROMO else piece) * 64 + frm
-    add[n_add[0]] = piece * 64 + to
-    n_sub[0] += 1
-    n_add[0] += 1
-    if undo.captured != EMPTY:
-        sub[n_sub[0]] = undo.captured * 64 + ((to ^ 8) if flag == F_EN_PASSANT else to)
-        n_sub[0] += 1
-
-
 cdef void nnue_update_by_move(const NnueWeights* net, NnueAccumulator* dst, const NnueAccumulator* src,
                               const Position* pos) noexcept nogil:
     """``dst``'s sums for ``pos`` from ``src``'s, which are its parent's (the
     position before its last move): the rows of the men the move lifted and
     placed, read off its undo record (none for a null move: then a copy)."""
-    cdef int add[2]
-    cdef int sub[2]
+    cdef const Undo* undo = &pos.hist[pos.hist_len - 1]
+    cdef int frm = move_from(undo.move), to = move_to(undo.move), flag = move_flag(undo.move)
+    cdef int piece = undo.moved, us = piece_color(piece), right, n_add = 0, n_sub = 0, i, H = net.hidden
+    cdef int add[2]                     # men (piece * 64 + square) placed
+    cdef int sub[2]                     # and lifted
     cdef int add_w[2]
     cdef int add_b[2]
     cdef int sub_w[2]
     cdef int sub_b[2]
-    cdef int n_add = 0, n_sub = 0, i, H = net.hidden
-    nnue_move_rows(&pos.hist[pos.hist_len - 1], add, &n_add, sub, &n_sub)
+    if undo.move and flag == F_CASTLE:  # the king "takes" its own rook; both land
+        right = (WK if to > frm else WQ) << (2 * us)
+        sub[0], sub[1] = piece * 64 + frm, make_piece(us, ROOK) * 64 + to
+        add[0], add[1] = piece * 64 + castle_king_to(right), make_piece(us, ROOK) * 64 + castle_rook_to(right)
+        n_add = n_sub = 2
+    elif undo.move:
+        sub[0] = (make_piece(us, PAWN) if flag >= F_PROMO else piece) * 64 + frm
+        add[0] = piece * 64 + to
+        n_add = n_sub = 1
+        if undo.captured != EMPTY:
+            sub[1] = undo.captured * 64 + ((to ^ 8) if flag == F_EN_PASSANT else to)
+            n_sub = 2
     for i in range(n_add):
         add_w[i] = NNUE_FEATURE[WHITE][add[i]]
         add_b[i] = NNUE_FEATURE[BLACK][add[i]]
@@ -216,9 +204,9 @@ cdef inline int nnue_distance(const NnueAccumulator* e, const Position* pos) noe
 cdef NnueAccumulator* nnue_accumulator(const NnueWeights* net, NnueAccumulator* stack,
                                        const Position* pos) noexcept nogil:
     """Sums for ``pos``: an entry already holding them, or this ply's entry
-    brought there from an ancestor's by the moves since, or from the nearest
-    of the last NNUE_LOOKBACK plies' entries by their bitboards, or made
-    afresh (see the top of the file)."""
+    brought there from the nearest ancestor's (the parent's by its move) or
+    from the nearest of the last NNUE_LOOKBACK plies' entries by their
+    bitboards, or made afresh (see the top of the file)."""
     cdef int h = pos.hist_len, k, n, best_n = popcount(pos.all)     # a refresh adds this many rows
     cdef NnueAccumulator* dst = &stack[h & (NNUE_STACK - 1)]
     cdef NnueAccumulator* best = NULL
