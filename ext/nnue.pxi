@@ -123,16 +123,29 @@ cdef void nnue_refresh(const NnueWeights* net, NnueAccumulator* e, const u64* pi
     e.valid = 1
 
 
+cdef inline void nnue_bring(const NnueWeights* net, NnueAccumulator* dst, const NnueAccumulator* src,
+                            const Position* pos, const int* add_w, const int* add_b, int n_add,
+                            const int* sub_w, const int* sub_b, int n_sub) noexcept nogil:
+    """``dst``'s sums for ``pos``: ``src``'s with the rows ``add_`` added and
+    ``sub_`` taken away, White's view and Black's (``dst`` may be ``src``)."""
+    cdef int H = net.hidden
+    nmm_nnue_update(dst.acc, src.acc, net.ft_weight, H, add_w, n_add, sub_w, n_sub)
+    nmm_nnue_update(dst.acc + H, src.acc + H, net.ft_weight, H, add_b, n_add, sub_b, n_sub)
+    memcpy(dst.pieces, pos.pieces, sizeof(dst.pieces))
+    dst.key = pos.key
+    dst.valid = 1
+
+
 cdef void nnue_update(const NnueWeights* net, NnueAccumulator* dst, const NnueAccumulator* src,
                       const Position* pos) noexcept nogil:
-    """``dst``'s sums for ``pos``: ``src``'s with the rows of the men that
-    arrived added and of those that left taken away (``dst`` may be ``src``;
-    the caller makes sure fewer than NNUE_MAX_MEN squares differ)."""
+    """``dst``'s sums for ``pos`` from ``src``'s, by the men whose bitboards
+    differ: those that arrived added, those that left taken away (the
+    caller makes sure fewer than NNUE_MAX_MEN squares differ)."""
     cdef int add_w[NNUE_MAX_MEN]
     cdef int add_b[NNUE_MAX_MEN]
     cdef int sub_w[NNUE_MAX_MEN]
     cdef int sub_b[NNUE_MAX_MEN]
-    cdef int n_add = 0, n_sub = 0, p, sq, H = net.hidden
+    cdef int n_add = 0, n_sub = 0, p, sq
     cdef u64 changed, now
     for p in range(12):
         now = pos.pieces[p]
@@ -147,21 +160,17 @@ cdef void nnue_update(const NnueWeights* net, NnueAccumulator* dst, const NnueAc
                 sub_w[n_sub] = NNUE_FEATURE[WHITE][p * 64 + sq]
                 sub_b[n_sub] = NNUE_FEATURE[BLACK][p * 64 + sq]
                 n_sub += 1
-    nmm_nnue_update(dst.acc, src.acc, net.ft_weight, H, add_w, n_add, sub_w, n_sub)
-    nmm_nnue_update(dst.acc + H, src.acc + H, net.ft_weight, H, add_b, n_add, sub_b, n_sub)
-    memcpy(dst.pieces, pos.pieces, sizeof(dst.pieces))
-    dst.key = pos.key
-    dst.valid = 1
+    nnue_bring(net, dst, src, pos, add_w, add_b, n_add, sub_w, sub_b, n_sub)
 
 
 cdef void nnue_update_by_move(const NnueWeights* net, NnueAccumulator* dst, const NnueAccumulator* src,
                               const Position* pos) noexcept nogil:
     """``dst``'s sums for ``pos`` from ``src``'s, which are its parent's (the
-    position before its last move): the rows of the men the move lifted and
-    placed, read off its undo record (none for a null move: then a copy)."""
+    position before its last move): the men the move lifted and placed, read
+    off its undo record (none for a null move: then a copy)."""
     cdef const Undo* undo = &pos.hist[pos.hist_len - 1]
     cdef int frm = move_from(undo.move), to = move_to(undo.move), flag = move_flag(undo.move)
-    cdef int piece = undo.moved, us = piece_color(piece), right, n_add = 0, n_sub = 0, i, H = net.hidden
+    cdef int piece = undo.moved, us = piece_color(piece), right, n_add = 0, n_sub = 0, i
     cdef int add[2]                     # men (piece * 64 + square) placed
     cdef int sub[2]                     # and lifted
     cdef int add_w[2]
@@ -186,11 +195,7 @@ cdef void nnue_update_by_move(const NnueWeights* net, NnueAccumulator* dst, cons
     for i in range(n_sub):
         sub_w[i] = NNUE_FEATURE[WHITE][sub[i]]
         sub_b[i] = NNUE_FEATURE[BLACK][sub[i]]
-    nmm_nnue_update(dst.acc, src.acc, net.ft_weight, H, add_w, n_add, sub_w, n_sub)
-    nmm_nnue_update(dst.acc + H, src.acc + H, net.ft_weight, H, add_b, n_add, sub_b, n_sub)
-    memcpy(dst.pieces, pos.pieces, sizeof(dst.pieces))
-    dst.key = pos.key
-    dst.valid = 1
+    nnue_bring(net, dst, src, pos, add_w, add_b, n_add, sub_w, sub_b, n_sub)
 
 
 cdef inline int nnue_distance(const NnueAccumulator* e, const Position* pos) noexcept nogil:

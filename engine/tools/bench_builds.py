@@ -59,13 +59,17 @@ class BuildResult:
     nps: list[float] = field(default_factory=list)
 
 
+def in_tree(tree: Path) -> dict:
+    """subprocess arguments that run a Python of this one in ``tree``, importing its code."""
+    return {"cwd": tree, "env": dict(os.environ, PYTHONPATH=str(tree)), "text": True}
+
+
 class Worker:
     """A build's bench searcher in a process of its own, started in ``tree``."""
 
     def __init__(self, tree: Path) -> None:
-        env = dict(os.environ, PYTHONPATH=str(tree))
-        self.proc = subprocess.Popen([sys.executable, "-c", WORKER], cwd=tree, env=env, text=True,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.proc = subprocess.Popen([sys.executable, "-c", WORKER], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, **in_tree(tree))
         if self.proc.stdout.readline().strip() != "ready":
             raise click.ClickException(f"the bench worker in {tree} did not start (its core built?)")
 
@@ -110,18 +114,17 @@ def search_instructions(tree: Path, depth: int) -> tuple[int, int]:
     ``depth``, counted by callgrind."""
     if shutil.which("valgrind") is None:
         raise click.ClickException("--instructions needs valgrind (Debian's package valgrind)")
-    script = WORKER.replace('print("ready", flush=True)', "")
     fens = "".join(f"{depth} {fen}\n" for fen in POSITIONS)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "callgrind.out"
         done = subprocess.run(
             ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--collect-atstart=no",
-             f"--toggle-collect={SEARCH_ENTRY}", sys.executable, "-c", script],
-            cwd=tree, env=dict(os.environ, PYTHONPATH=str(tree)), input=fens, capture_output=True, text=True)
+             f"--toggle-collect={SEARCH_ENTRY}", sys.executable, "-c", WORKER],
+            input=fens, capture_output=True, **in_tree(tree))
         if done.returncode != 0 or not out.exists():
             raise click.ClickException(f"callgrind failed in {tree}:\n{done.stderr[-2000:]}")
         instructions = callgrind_total(out.read_text())
-    nodes = sum(int(line.split()[0]) for line in done.stdout.splitlines() if line.strip())
+    nodes = sum(int(line.split()[0]) for line in done.stdout.splitlines()[1:])     # after "ready"
     if instructions == 0:
         raise click.ClickException(f"callgrind saw no {SEARCH_ENTRY} in {tree}'s core: a build without it")
     return instructions, nodes
