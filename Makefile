@@ -187,11 +187,12 @@ nnue-sprt: build
 # "before", with Eval=handwritten (EVAL=handwritten, OUT=reports/nnue/gauntlet_handwritten),
 # 100 games a pairing at 10+0.1, the openings of strength-gauntlet (seed 71). Stockfish at
 # UCI_Elo 2600 joined the field for issue 43's "before" (a rerun plays only the pairings not in pairs.json).
+# TIME_MARGIN=MS: either engine may overrun its clock by MS (as fastchess's timemargin).
 NNUE_GAUNTLET_OPPONENTS ?= ethereal toga2 glaurung:Threads=1 stockfish:UCI_LimitStrength=true,UCI_Elo=2600
 nnue-gauntlet: build
 	$(PY) -m engine.cli tournament $(NMM)$(if $(EVAL),:Eval=$(EVAL)) $(NNUE_GAUNTLET_OPPONENTS) \
 	    --gauntlet --games $(STRENGTH_GAMES) --tc 10+0.1 --concurrency 2 --seed 71 \
-	    --out $(or $(OUT),reports/nnue/gauntlet)
+	    $(if $(TIME_MARGIN),--time-margin $(TIME_MARGIN)) --out $(or $(OUT),reports/nnue/gauntlet)
 	$(MAKE) -s compress-pgns
 
 # UCI_ShowWDL's win-draw-loss model (engine/train/wdl.py, reports/wdl/README.md): the self-play

@@ -117,6 +117,20 @@ def test_a_late_answer_loses_on_time_and_the_engine_is_replaced(tmp_path):
     assert_read_back(tmp_path, summary, late, good())
 
 
+def test_an_overrun_within_the_time_margin_costs_the_clock_not_the_game(tmp_path):
+    """As fastchess's timemargin: the late move stands, and the mover's clock is
+    zero before its increment (the opponent's next ``go`` shows exactly that)."""
+    late = failing(tmp_path, "late")            # its second move 0.3 s past its clock
+    b = fake("b", FOOLS_MATE, "--log", tmp_path / "b.log")
+    summary = play(tmp_path, late, b, 0.5, 1, time_margin=30)
+    first, second = summary.games
+    assert (first.result, first.reason, first.plies, flagged(first)) == ("0-1", "checkmate", 4, {})
+    assert not flagged(second)
+    goes = [line.split(" ", 1)[1] for line in (tmp_path / "b.log").read_text().splitlines() if " go " in line]
+    assert goes[1].startswith("go wtime 1000 ")     # b's go after late's 2.g4: late's clock 0 + 1 s
+    assert "10+0.1, time margin 30000 ms" in report(late, b, 10, 0.1, summary, True, time_margin=30)
+
+
 def test_an_engine_that_never_answers_is_hung_killed_and_replaced(tmp_path):
     never = failing(tmp_path, "never")
     summary = play(tmp_path, never, good(), 2, 0, hang_guard=1.0)

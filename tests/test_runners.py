@@ -47,6 +47,15 @@ def test_cutechess_passes_arguments_one_by_one():
 
 
 @pytest.mark.parametrize("tool", ["cutechess", "fastchess"])
+def test_the_time_margin_goes_to_the_tool_in_milliseconds(tool):
+    nmm = parse_spec("nmm")
+    cmd = runners.command(tool, nmm, nmm, Path("o.epd"), 2, 10, 0.1, None, 1, Path("g.pgn"), True, time_margin=0.25)
+    assert cmd[cmd.index("proto=uci") + 1:][:2] == ["tc=10+0.1", "timemargin=250"]
+    plain = runners.command(tool, nmm, nmm, Path("o.epd"), 2, 10, 0.1, None, 1, Path("g.pgn"), True)
+    assert not any(arg.startswith("timemargin") for arg in plain)
+
+
+@pytest.mark.parametrize("tool", ["cutechess", "fastchess"])
 def test_a_short_match_through_the_tool(tool, tmp_path):
     if runners.find(tool) is None:
         pytest.skip(f"{runners.BINARIES[tool]} is not installed (../shared/tools/build-match-tools.sh builds it)")

@@ -10,6 +10,14 @@ import click
 from engine.cli.common import clock, opening_book, require_runner
 
 
+# The built-in runner charges its own latency to the engine; this forgives an overrun.
+time_margin = click.option(
+    "--time-margin", "time_margin_ms", type=click.IntRange(0, 10000), default=0, show_default=True,
+    help="Milliseconds either engine may overrun its clock without losing on time (its clock is then zero "
+         "before the increment), as cutechess-cli's and fastchess's timemargin: for engines that live on the "
+         "increment while this runner counts its own latency as theirs.")
+
+
 @click.command()
 @click.argument("engine_a")
 @click.argument("engine_b")
@@ -32,6 +40,7 @@ from engine.cli.common import clock, opening_book, require_runner
               help="With --resume: the match's log (its game lines). Games it records past --pgn's "
                    "(a PGN lost before it was saved) count too, kept in the PGN as their opening and "
                    "result with a comment that the moves were lost.")
+@time_margin
 @click.option("--ponder", is_flag=True, help="Both engines think on the opponent's time.")
 @click.option("--depth", type=click.IntRange(1, 64), default=None,
               help="Fixed depth per move instead of a clock (e.g. the TD thesis's 2 plies).")
@@ -52,7 +61,7 @@ from engine.cli.common import clock, opening_book, require_runner
 def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | None, seed: int,
           concurrency: int, adjudicate: bool, pgn: str | None, resume: bool, log_path: str | None, ponder: bool,
           depth: int | None, sprt: tuple[float, float] | None, sprt_model: str, alpha: float, beta: float, runner: str,
-          nodes: int | None) -> None:
+          nodes: int | None, time_margin_ms: int) -> None:
     """Play ENGINE_A against ENGINE_B, e.g. nmm stockfish:UCI_LimitStrength=true,UCI_Elo=2000."""
     from engine.tools.engines import parse_spec
     from engine.tools.match import (game_writer, games_from_log, limit_text, load_openings, read_games, report,
@@ -66,6 +75,7 @@ def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | Non
 
     a, b = parse_spec(engine_a), parse_spec(engine_b)
     base, inc = clock(tc)
+    margin = time_margin_ms / 1000
     boards = load_openings(opening_book(openings), (games + 1) // 2, seed)
     played = []
     if log_path and not resume:
@@ -87,17 +97,17 @@ def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | Non
         return test is not None and test.verdict(pentanomial(summary.pairs()))[1] is not None
     if runner == "builtin":
         summary = run_match(a, b, boards, base, inc, concurrency, adjudicate, on_game,
-                            ponder, depth, stop=decided, nodes=nodes, played=played)
+                            ponder, depth, stop=decided, nodes=nodes, played=played, time_margin=margin)
     else:
         from engine.tools.runners import run_external
         require_runner(runner)
         import tempfile
         with tempfile.TemporaryDirectory() as work:
             summary = run_external(runner, a, b, boards, base, inc, concurrency, adjudicate,
-                                   depth, Path(work), log=click.echo, nodes=nodes, sprt=test)
+                                   depth, Path(work), log=click.echo, nodes=nodes, sprt=test, time_margin=margin)
         for i, game in enumerate(summary.games):
             on_game(game, type(summary)(summary.games[:i + 1]))
-    click.echo(report(a, b, base, inc, summary, adjudicate, depth, test, nodes))
+    click.echo(report(a, b, base, inc, summary, adjudicate, depth, test, nodes, margin))
 
 
 @click.command("match-log")
@@ -141,11 +151,12 @@ def pack_pgn(pgns: tuple[str, ...], per_volume: int | None) -> None:
               help="pairs.json (a rerun resumes from it), crosstable.csv, pairings.csv, standings.csv/.txt/.png.")
 @click.option("--runner", type=click.Choice(["builtin", "cutechess", "fastchess"]), default="builtin",
               show_default=True, help="Who plays the games (see match --runner).")
+@time_margin
 @click.option("--cluster", default=None, metavar="ADDRESS",
               help="Play the game pairs on a Ray cluster (e.g. ray://head:10001; 'local' starts one here).")
 def tournament(engines: tuple[str, ...], gauntlet: bool, games: int, tc: str, depth: int | None,
                openings: str | None, seed: int, concurrency: int, out: str, runner: str,
-               cluster: str | None) -> None:
+               cluster: str | None, time_margin_ms: int) -> None:
     """A round robin (or gauntlet) of ENGINES, e.g. nmm nmm:Eval=td gnuchess."""
     from engine.tools import tournament as t
     from engine.tools.engines import parse_spec
@@ -168,10 +179,10 @@ def tournament(engines: tuple[str, ...], gauntlet: bool, games: int, tc: str, de
         require_runner(runner)
     try:
         pairs = t.play(specs, t.schedule(names, gauntlet), boards, *clock(tc), concurrency, depth,
-                       folder / "pairs.json", click.echo, runner, cluster)
+                       folder / "pairs.json", click.echo, runner, cluster, time_margin_ms / 1000)
     except ValueError as e:                     # a pairing's PGN from another tournament
         raise click.ClickException(str(e)) from None
-    setting = f"depth {depth}" if depth else f"{tc}"
+    setting = f"depth {depth}" if depth else tc + f", time margin {time_margin_ms} ms" * bool(time_margin_ms)
     click.echo(t.write_reports(folder, pairs, names,
                                f"{'Gauntlet' if gauntlet else 'Round robin'}, {games} games a pairing, {setting}"))
 

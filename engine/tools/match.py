@@ -3,7 +3,9 @@
 Each game starts from an opening of the suite, and every opening is played
 twice, with colours swapped. The runner keeps both clocks from the wall time
 around each ``go`` (so the client's own overhead counts against the engine,
-which is stricter than cutechess), and records time forfeits, illegal moves,
+which is stricter than cutechess); a time margin lets either engine overrun
+its clock by that much without losing, the clock then set to zero before the
+increment, as fastchess's ``timemargin`` does. It records time forfeits, illegal moves,
 crashes and hangs (no answer HANG_GUARD seconds after the clock ran out:
 the engine is killed and replaced); each failure is named in its game's PGN
 (a ``Failure`` header), so that a resumed match counts it again. With
@@ -163,10 +165,11 @@ def play_guarded(engine: chess.engine.SimpleEngine, board: chess.Board, limit: c
 def play_game(engines: dict[str, chess.engine.SimpleEngine], start: chess.Board, a_white: bool,
               base: float, inc: float, adjudicate: bool, opening: int,
               names: dict[str, str], ponder: bool = False, depth: int | None = None,
-              nodes: int | None = None, hang_guard: float = HANG_GUARD) -> GameResult:
+              nodes: int | None = None, hang_guard: float = HANG_GUARD, time_margin: float = 0.0) -> GameResult:
     """One game from ``start``; with ``depth`` or ``nodes`` each move is a search
     of that size and no clock runs. An engine that has not answered ``hang_guard``
-    seconds after its time (clock and increment, or FIXED_DEPTH_GUARD) is hung."""
+    seconds after its time (clock and increment, or FIXED_DEPTH_GUARD) is hung;
+    one that overran its clock by more than ``time_margin`` seconds lost on time."""
     fixed = depth or nodes
     board = start.copy()
     side_of = {chess.WHITE: "a" if a_white else "b", chess.BLACK: "b" if a_white else "a"}
@@ -187,7 +190,7 @@ def play_game(engines: dict[str, chess.engine.SimpleEngine], start: chess.Board,
         t0 = time.perf_counter()
         try:
             played = play_guarded(engines[side], board, limit,
-                                  (FIXED_DEPTH_GUARD if fixed else clock[turn] + inc) + hang_guard,
+                                  (FIXED_DEPTH_GUARD if fixed else clock[turn] + inc + time_margin) + hang_guard,
                                   game=game_key, info=chess.engine.INFO_BASIC | chess.engine.INFO_SCORE,
                                   ponder=ponder)
         except asyncio.TimeoutError:
@@ -204,11 +207,11 @@ def play_game(engines: dict[str, chess.engine.SimpleEngine], start: chess.Board,
             break
         used = time.perf_counter() - t0
         clock[turn] -= 0 if fixed else used
-        if clock[turn] < 0:
+        if clock[turn] < -time_margin:
             flags["forfeit_by"] = side
             result, reason = ("0-1" if turn else "1-0"), f"{names[side]} lost on time"
             break
-        clock[turn] += inc
+        clock[turn] = max(clock[turn], 0.0) + inc      # an overrun within the margin is forgiven
         if played.move is None or played.move not in board.legal_moves:
             flags["illegal_by"] = side
             result, reason = ("0-1" if turn else "1-0"), f"{names[side]} played {played.move}"
@@ -246,11 +249,13 @@ def run_match(a: EngineSpec, b: EngineSpec, openings: list[chess.Board], base: f
               on_game: Callable[[GameResult, MatchSummary], None] | None = None,
               ponder: bool = False, depth: int | None = None,
               stop: Callable[[MatchSummary], bool] | None = None, nodes: int | None = None,
-              played: Sequence[GameResult] = (), hang_guard: float = HANG_GUARD) -> MatchSummary:
+              played: Sequence[GameResult] = (), hang_guard: float = HANG_GUARD,
+              time_margin: float = 0.0) -> MatchSummary:
     """Every opening twice (A white, then A black), on ``concurrency`` threads;
     no new game once ``stop(summary)`` says so (games under way are finished).
     ``played``: games of an interrupted run of the same match (read_games),
-    kept in the summary and not played again. ``hang_guard``: play_game's."""
+    kept in the summary and not played again. ``hang_guard``, ``time_margin``:
+    play_game's."""
     tasks: queue.Queue = queue.Queue()
     done = {(g.opening, g.a_white) for g in played}
     for i in range(len(openings)):
@@ -273,7 +278,7 @@ def run_match(a: EngineSpec, b: EngineSpec, openings: list[chess.Board], base: f
                 except queue.Empty:
                     return
                 game = play_game(engines, openings[i], a_white, base, inc, adjudicate, i, names, ponder,
-                                 depth, nodes, hang_guard)
+                                 depth, nodes, hang_guard, time_margin)
                 with lock:
                     summary.games.append(game)
                     if on_game:
@@ -323,13 +328,15 @@ class PairUnit:
     depth: int | None = None
     nodes: int | None = None
     adjudicate: bool = True
+    time_margin: float = 0.0    # seconds: play_game's
 
     @classmethod
     def of(cls, a: EngineSpec, b: EngineSpec, opening: chess.Board, base: float, inc: float,
-           depth: int | None = None, nodes: int | None = None, adjudicate: bool = True) -> "PairUnit":
+           depth: int | None = None, nodes: int | None = None, adjudicate: bool = True,
+           time_margin: float = 0.0) -> "PairUnit":
         root = opening.root()
         return cls(a, b, root.fen(), tuple(m.uci() for m in opening.move_stack), base, inc, depth, nodes,
-                   adjudicate)
+                   adjudicate, time_margin)
 
     def opening(self) -> chess.Board:
         board = chess.Board(self.fen)
@@ -468,7 +475,7 @@ def play_pair(unit: PairUnit) -> list[GameResult]:
     """The two games of ``unit`` (A white, then A black), on the machine that
     runs it (engine/data/workpool.py)."""
     summary = run_match(here(unit.a), here(unit.b), [unit.opening()], unit.base, unit.inc, 1, unit.adjudicate,
-                        depth=unit.depth, nodes=unit.nodes)
+                        depth=unit.depth, nodes=unit.nodes, time_margin=unit.time_margin)
     if sorted(g.a_white for g in summary.games) != [False, True]:
         raise RuntimeError(f"a game pair came back with {len(summary.games)} games")  # run again, never counted
     return sorted(summary.games, key=lambda g: not g.a_white)
@@ -481,7 +488,8 @@ def limit_text(base: float, inc: float, depth: int | None = None, nodes: int | N
 
 
 def report(a: EngineSpec, b: EngineSpec, base: float, inc: float, summary: MatchSummary,
-           adjudicate: bool, depth: int | None = None, sprt: Sprt | None = None, nodes: int | None = None) -> str:
+           adjudicate: bool, depth: int | None = None, sprt: Sprt | None = None, nodes: int | None = None,
+           time_margin: float = 0.0) -> str:
     wins, draws, losses = summary.count(1.0), summary.count(0.5), summary.count(0.0)
     p, elo, err = summary.elo()
     n = len(summary.games)
@@ -490,6 +498,7 @@ def report(a: EngineSpec, b: EngineSpec, base: float, inc: float, summary: Match
               f" ± {normalized_elo(five)[1]:.0f}" if sum(five) else "no complete pairs")
     lines = [
         f"{a.label} vs {b.label}, {n} games at {limit_text(base, inc, depth, nodes)}"
+        f"{f', time margin {time_margin * 1000:g} ms' if time_margin else ''}"
         f"{', adjudication on' if adjudicate else ', no adjudication'}:",
         f"  +{wins} ={draws} -{losses}, score {p * 100:.1f}%, Elo {elo:+.0f} ± {err:.0f} (95%)",
         f"  draws {draws / max(n, 1):.0%}, LOS {los(wins, losses):.1%}; {paired}",

@@ -61,13 +61,16 @@ def engine_args(tool: str, spec: EngineSpec) -> list[str]:
 
 def command(tool: str, a: EngineSpec, b: EngineSpec, openings: Path, rounds: int, base: float, inc: float,
             depth: int | None, concurrency: int, pgn: Path, adjudicate: bool,
-            executable: str | None = None, nodes: int | None = None, sprt: Sprt | None = None) -> list[str]:
-    """The command line for ``rounds`` openings, each with both colours;
+            executable: str | None = None, nodes: int | None = None, sprt: Sprt | None = None,
+            time_margin: float = 0.0) -> list[str]:
+    """The command line for ``rounds`` openings, each with both colours
+    (``time_margin`` in seconds, the tools' ``timemargin`` in milliseconds);
     with ``sprt`` the tool stops the match itself once its own test decides
     (fastchess: the same model and bounds; cutechess-cli: the same bounds read
     in its BayesElo model, the only one it has)."""
     fixed = [f"depth={depth}"] * bool(depth) + [f"nodes={nodes}"] * bool(nodes)
-    limit = ["tc=inf"] + fixed if fixed else [f"tc={base:g}+{inc:g}"]
+    limit = ["tc=inf"] + fixed if fixed else [f"tc={base:g}+{inc:g}"] + [
+        f"timemargin={round(time_margin * 1000)}"] * bool(time_margin)
     pgn_args = [f"file={pgn}"] if tool == "fastchess" else [str(pgn)]
     cmd = [executable or BINARIES[tool]] + engine_args(tool, a) + engine_args(tool, b)
     cmd += ["-each", "proto=uci"] + limit + ["-rounds", str(rounds), "-games", "2", "-repeat",
@@ -109,7 +112,7 @@ def read_games(text: str, a: EngineSpec, openings: list[chess.Board]) -> MatchSu
 def run_external(tool: str, a: EngineSpec, b: EngineSpec, openings: list[chess.Board], base: float,
                  inc: float, concurrency: int, adjudicate: bool, depth: int | None, work: Path,
                  executable: str | None = None, log=print, nodes: int | None = None,
-                 sprt: Sprt | None = None) -> MatchSummary:
+                 sprt: Sprt | None = None, time_margin: float = 0.0) -> MatchSummary:
     """Play the match with cutechess-cli or fastchess; the games read back from
     its PGN; the tool's own SPRT lines, if ``sprt``, passed to ``log``."""
     if a.name == b.name:        # the tools tell the players apart by name
@@ -120,7 +123,7 @@ def run_external(tool: str, a: EngineSpec, b: EngineSpec, openings: list[chess.B
     book.write_text("".join(board.epd() + "\n" for board in openings))
     pgn.unlink(missing_ok=True)
     cmd = command(tool, a, b, book, len(openings), base, inc, depth, concurrency, pgn, adjudicate,
-                  executable or find(tool), nodes, sprt)
+                  executable or find(tool), nodes, sprt, time_margin)
     log("running: " + shlex.join(cmd))
     lines = []
     with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,

@@ -113,12 +113,12 @@ def load_pairs(store: Path) -> dict[str, list[float]]:
 def play(specs: dict[str, EngineSpec], pairings: list[tuple[str, str]], openings: list[chess.Board],
          base: float, inc: float, concurrency: int, depth: int | None, store: Path,
          log: Callable[[str], None] = print, runner: str = "builtin",
-         cluster: str | None = None) -> dict[str, list[float]]:
+         cluster: str | None = None, time_margin: float = 0.0) -> dict[str, list[float]]:
     """Play the pairings not yet in ``store``, saving each as it finishes;
     ``runner``: builtin, cutechess or fastchess (engine/tools/runners.py);
     ``cluster``: game pairs as units on a Ray cluster (play_units)."""
     if cluster:
-        return play_units(specs, pairings, openings, base, inc, depth, store, log, cluster)
+        return play_units(specs, pairings, openings, base, inc, depth, store, log, cluster, time_margin)
     pairs = load_pairs(store)
     for a, b in pairings:
         key = f"{a}{SEPARATOR}{b}"
@@ -130,11 +130,12 @@ def play(specs: dict[str, EngineSpec], pairings: list[tuple[str, str]], openings
             played = read_games(path, specs[a].label, specs[b].label, openings)   # a pairing cut short
             with rewrite_pgn(path, played, log, f"{key}: ") as pgn:
                 summary = run_match(specs[a], specs[b], openings, base, inc, concurrency, True,
-                                    on_game=game_writer(log, pgn, f"{key}: "), depth=depth, played=played)
+                                    on_game=game_writer(log, pgn, f"{key}: "), depth=depth, played=played,
+                                    time_margin=time_margin)
         else:
             from engine.tools.runners import run_external
             summary = run_external(runner, specs[a], specs[b], openings, base, inc, concurrency, True, depth,
-                                   store.parent / "runner", log=log)
+                                   store.parent / "runner", log=log, time_margin=time_margin)
         pairs[key] = [g.a_score for g in summary.games]
         save_json(store, pairs)
         log(f"{a} vs {b}: {sum(pairs[key]):g}-{len(pairs[key]) - sum(pairs[key]):g}")
@@ -155,7 +156,7 @@ def pgn_path(out: Path, a: str, b: str) -> Path:
 
 def play_units(specs: dict[str, EngineSpec], pairings: list[tuple[str, str]], openings: list[chess.Board],
                base: float, inc: float, depth: int | None, store: Path, log: Callable[[str], None],
-               cluster: str) -> dict[str, list[float]]:
+               cluster: str, time_margin: float = 0.0) -> dict[str, list[float]]:
     """Every game pair (one opening, both colours) of the pairings not yet in
     ``store`` as a unit of engine/data/workpool.py. Each finished pair is
     saved at once in ``units.json`` beside ``store``, and a pairing whose
@@ -182,7 +183,8 @@ def play_units(specs: dict[str, EngineSpec], pairings: list[tuple[str, str]], op
 
     for pairing in keys:            # finished before a crash, not yet moved
         complete(pairing)
-    units = [(keys[f"{a}{SEPARATOR}{b}"][i], PairUnit.of(specs[a], specs[b], opening, base, inc, depth))
+    units = [(keys[f"{a}{SEPARATOR}{b}"][i],
+              PairUnit.of(specs[a], specs[b], opening, base, inc, depth, time_margin=time_margin))
              for a, b in pairings if f"{a}{SEPARATOR}{b}" not in pairs for i, opening in enumerate(openings)]
     run_units(play_pair, units, set(done), save, cluster=cluster)
     return pairs
