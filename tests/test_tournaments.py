@@ -60,6 +60,24 @@ def test_a_pairing_cut_short_keeps_its_finished_games(tmp_path):
     assert pgn.read_text().count("[Event ") == 2 and '[Result "*"]' not in pgn.read_text()
 
 
+def test_a_gauntlet_with_a_time_margin_forgives_an_overrun_and_says_so(tmp_path):
+    import shlex
+    import sys
+    from pathlib import Path
+    fake = Path(__file__).resolve().parent / "fake_engine.py"
+    mate = "--prefer=f2f3,g2g4,e7e5,d8h4"           # 1.f3 e5 2.g4 Qh4#
+    late = shlex.join([sys.executable, str(fake), "--mode", "late", "--after", "2", "--late", "0.2", mate])
+    good = shlex.join([sys.executable, str(fake), mate])
+    openings = tmp_path / "openings.epd"
+    openings.write_text("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -\n")
+    out = tmp_path / "t"
+    result = CliRunner().invoke(main, ["tournament", late, good, "--gauntlet", "--games", "2", "--tc", "0.5+1",
+                                       "--time-margin", "10000", "--openings", str(openings), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "lost on time" not in result.output and "checkmate" in result.output
+    assert "Gauntlet, 2 games a pairing, 0.5+1, time margin 10000 ms" in (out / "standings.txt").read_text()
+
+
 def test_one_engine_is_no_tournament(tmp_path):
     result = CliRunner().invoke(main, ["tournament", "nmm", "--out", str(tmp_path)])
     assert result.exit_code != 0 and "two engines" in result.output
