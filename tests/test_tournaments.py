@@ -1,5 +1,8 @@
 """nmm-chess tournament and match: a gauntlet through the command line, its files, and how both resume."""
 import json
+import shlex
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -61,9 +64,6 @@ def test_a_pairing_cut_short_keeps_its_finished_games(tmp_path):
 
 
 def test_a_gauntlet_with_a_time_margin_forgives_an_overrun_and_says_so(tmp_path):
-    import shlex
-    import sys
-    from pathlib import Path
     fake = Path(__file__).resolve().parent / "fake_engine.py"
     mate = "--prefer=f2f3,g2g4,e7e5,d8h4"           # 1.f3 e5 2.g4 Qh4#
     late = shlex.join([sys.executable, str(fake), "--mode", "late", "--after", "2", "--late", "0.2", mate])

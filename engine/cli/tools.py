@@ -160,7 +160,7 @@ def tournament(engines: tuple[str, ...], gauntlet: bool, games: int, tc: str, de
     """A round robin (or gauntlet) of ENGINES, e.g. nmm nmm:Eval=td gnuchess."""
     from engine.tools import tournament as t
     from engine.tools.engines import parse_spec
-    from engine.tools.match import START_GUARD, load_openings
+    from engine.tools.match import START_GUARD, load_openings, margin_text
 
     specs = {}
     for text in engines:
@@ -182,7 +182,7 @@ def tournament(engines: tuple[str, ...], gauntlet: bool, games: int, tc: str, de
                        folder / "pairs.json", click.echo, runner, cluster, time_margin_ms / 1000)
     except ValueError as e:                     # a pairing's PGN from another tournament
         raise click.ClickException(str(e)) from None
-    setting = f"depth {depth}" if depth else tc + f", time margin {time_margin_ms} ms" * bool(time_margin_ms)
+    setting = f"depth {depth}" if depth else tc + margin_text(time_margin_ms / 1000)
     click.echo(t.write_reports(folder, pairs, names,
                                f"{'Gauntlet' if gauntlet else 'Round robin'}, {games} games a pairing, {setting}"))
 
@@ -218,7 +218,7 @@ def sweep(ranges: tuple[str, ...], engine_spec: str, measure: str, depth: int | 
     from engine.data.label import read_positions
     from engine.tools import sweep as sw
     from engine.tools.engines import parse_spec
-    from engine.tools.match import START_GUARD, load_openings
+    from engine.tools.match import START_GUARD, load_openings, margin_text
 
     try:
         points = sw.grid(list(ranges))
@@ -265,7 +265,7 @@ def tune(params: tuple[str, ...], engine_spec: str, iterations: int, pairs: int,
 
     from engine.tools import tune as t
     from engine.tools.engines import parse_spec
-    from engine.tools.match import START_GUARD, load_openings
+    from engine.tools.match import START_GUARD, load_openings, margin_text
 
     try:
         parsed = [t.parse_param(p) for p in params]

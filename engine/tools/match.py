@@ -5,8 +5,8 @@ twice, with colours swapped. The runner keeps both clocks from the wall time
 around each ``go`` (so the client's own overhead counts against the engine,
 which is stricter than cutechess); a time margin lets either engine overrun
 its clock by that much without losing, the clock then set to zero before the
-increment, as fastchess's ``timemargin`` does. It records time forfeits, illegal moves,
-crashes and hangs (no answer HANG_GUARD seconds after the clock ran out:
+increment, as fastchess's ``timemargin`` does. It records time forfeits,
+illegal moves, crashes and hangs (no answer HANG_GUARD seconds after the clock ran out:
 the engine is killed and replaced); each failure is named in its game's PGN
 (a ``Failure`` header), so that a resumed match counts it again. With
 ``ponder`` the engines think on the opponent's time (``go ponder``, then
@@ -487,6 +487,15 @@ def limit_text(base: float, inc: float, depth: int | None = None, nodes: int | N
     return fixed or f"{base:g}+{inc:g}"
 
 
+def margin_text(time_margin: float) -> str:
+    """How a match's clock forgives, for its report and standings: ``, time margin 200 ms`` or nothing.
+
+    >>> margin_text(0.2), margin_text(0)
+    (', time margin 200 ms', '')
+    """
+    return f", time margin {time_margin * 1000:g} ms" if time_margin else ""
+
+
 def report(a: EngineSpec, b: EngineSpec, base: float, inc: float, summary: MatchSummary,
            adjudicate: bool, depth: int | None = None, sprt: Sprt | None = None, nodes: int | None = None,
            time_margin: float = 0.0) -> str:
@@ -498,7 +507,7 @@ def report(a: EngineSpec, b: EngineSpec, base: float, inc: float, summary: Match
               f" ± {normalized_elo(five)[1]:.0f}" if sum(five) else "no complete pairs")
     lines = [
         f"{a.label} vs {b.label}, {n} games at {limit_text(base, inc, depth, nodes)}"
-        f"{f', time margin {time_margin * 1000:g} ms' if time_margin else ''}"
+        f"{margin_text(time_margin)}"
         f"{', adjudication on' if adjudicate else ', no adjudication'}:",
         f"  +{wins} ={draws} -{losses}, score {p * 100:.1f}%, Elo {elo:+.0f} ± {err:.0f} (95%)",
         f"  draws {draws / max(n, 1):.0%}, LOS {los(wins, losses):.1%}; {paired}",
