@@ -43,7 +43,7 @@ class ReplacingBuildExt(build_ext):
 
 extensions = [
     Extension("engine._core", ["ext/core.pyx"], include_dirs=["ext"], extra_compile_args=flags,
-              depends=["ext/td_kernel.h", "ext/nnue_kernel.h", "ext/syzygy.h", "ext/search_params.h"]),
+              depends=["ext/td_kernel.h", "ext/nnue_kernel.h", "ext/pick_kernel.h", "ext/syzygy.h", "ext/search_params.h"]),
     # The NNUE trainer's loop (engine/train/nnue.py): lab code, compiled with the same flags.
     Extension("engine.train._nnue_trainer", ["ext/nnue_trainer.pyx"], include_dirs=["ext"],
               extra_compile_args=flags, depends=["ext/nnue_trainer.h"]),

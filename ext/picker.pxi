@@ -7,6 +7,12 @@
 
 from libc.math cimport exp, log
 
+cdef extern from "pick_kernel.h" nogil:
+    int nmm_first_max(const int* x, int n)
+
+cdef enum:
+    PICK_KERNEL_MIN = 8     # NMM_PICK_LANES: fewer moves take the plain loop
+
 cdef enum:
     STAGE_TT = 0
     STAGE_CAPTURES_INIT = 1
@@ -83,14 +89,38 @@ cdef inline bint quiet_stage_move(const Picker* p, Move m) noexcept nogil:
             and not contains(p.chain, 0, p.n_chain, m))
 
 
+cdef inline int first_best(const int* scores, int n) noexcept nogil:
+    """The index of the first highest of ``scores[0..n)``, n >= 1."""
+    cdef int best = 0, i
+    if n >= PICK_KERNEL_MIN:
+        return nmm_first_max(scores, n)
+    for i in range(1, n):
+        if scores[i] > scores[best]:
+            best = i
+    return best
+
+
+def first_best_score(scores) -> int:
+    """The picker's selection on a list of scores (for tests): the index of
+    the first highest.
+
+    >>> first_best_score([3, 9, 1, 9])
+    1
+    """
+    cdef int values[MAX_MOVES]
+    cdef int i, n = len(scores)
+    if not 1 <= n <= MAX_MOVES:
+        raise ValueError(f"1 to {MAX_MOVES} scores, not {n}")
+    for i in range(n):
+        values[i] = scores[i]
+    return first_best(values, n)
+
+
 cdef inline Move pick_best(Picker* p, int end) noexcept nogil:
     """Swap the best-scored move of [cur, end) to cur and return it (cur advances)."""
-    cdef int best = p.cur, best_score = p.scores[p.cur], i, tmp_score
+    cdef int best = p.cur + first_best(&p.scores[p.cur], end - p.cur), tmp_score
     cdef float tmp_nn
     cdef Move tmp
-    for i in range(p.cur + 1, end):
-        if p.scores[i] > best_score:        # the first of equals stays best
-            best, best_score = i, p.scores[i]
     tmp = p.moves[best]
     p.moves[best] = p.moves[p.cur]
     p.moves[p.cur] = tmp
