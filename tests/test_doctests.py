@@ -18,6 +18,7 @@ import engine.session
 import engine.study.clock_use
 import engine.study.endgame_losses
 import engine.study.ordering
+import engine.study.paired_gauntlets
 import engine.study.tree_size
 import engine.study.turning_points
 import engine.timeman
@@ -28,7 +29,7 @@ import engine.train.td
 import engine.train.tictactoe
 import engine.uci
 
-MODULES = [engine._core, engine.data.batches, engine.data.endgame_starts, engine.data.label, engine.study.tree_size, engine.study.clock_use, engine.study.endgame_losses,
+MODULES = [engine._core, engine.data.batches, engine.data.endgame_starts, engine.data.label, engine.study.tree_size, engine.study.clock_use, engine.study.paired_gauntlets, engine.study.endgame_losses,
            engine.study.turning_points, engine.tools.match_log, engine.evaluation.features,
            engine.evaluation.weights, engine.nets, engine.options, engine.perft,
            engine.protocol, engine.session, engine.study.ordering, engine.timeman, engine.train.td,

@@ -240,6 +240,23 @@ def study_clock(pgns: tuple[str, ...], out: str | None) -> None:
     emit(report(clock_use(pgn_games(Path(p) for p in pgns))), out)
 
 
+@study.command("paired")
+@click.option("--a", "a_pgns", multiple=True, required=True, type=click.Path(exists=True, dir_okay=False),
+              help="Gauntlet A's games against the opponent (repeatable).")
+@click.option("--b", "b_pgns", multiple=True, required=True, type=click.Path(exists=True, dir_okay=False),
+              help="Gauntlet B's games against the same opponent on the same openings (repeatable).")
+@click.option("--opponent", help="The opponent's name in the PGNs (default: the one player in every game).")
+@click.option("--out", type=click.Path(dir_okay=False), help="Write the report here too.")
+def study_paired(a_pgns: tuple[str, ...], b_pgns: tuple[str, ...], opponent: str | None, out: str | None) -> None:
+    """Two builds' gauntlets against one opponent, compared opening by opening."""
+    from engine.study.paired_gauntlets import report
+    try:
+        lines = report([Path(p) for p in a_pgns], [Path(p) for p in b_pgns], opponent)
+    except ValueError as error:
+        raise click.ClickException(str(error)) from None
+    emit(lines, out)
+
+
 @study.command("turning-points")
 @click.argument("pgns", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
 @click.option("--threshold", type=click.IntRange(1), default=100, show_default=True,
