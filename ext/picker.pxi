@@ -8,10 +8,8 @@
 from libc.math cimport exp, log
 
 cdef extern from "pick_kernel.h" nogil:
+    int NMM_PICK_LANES      # the kernel's lanes: fewer moves take the plain loop
     int nmm_first_max(const int* x, int n)
-
-cdef enum:
-    PICK_KERNEL_MIN = 8     # NMM_PICK_LANES: fewer moves take the plain loop
 
 cdef enum:
     STAGE_TT = 0
@@ -92,7 +90,7 @@ cdef inline bint quiet_stage_move(const Picker* p, Move m) noexcept nogil:
 cdef inline int first_best(const int* scores, int n) noexcept nogil:
     """The index of the first highest of ``scores[0..n)``, n >= 1."""
     cdef int best = 0, i
-    if n >= PICK_KERNEL_MIN:
+    if n >= NMM_PICK_LANES:
         return nmm_first_max(scores, n)
     for i in range(1, n):
         if scores[i] > scores[best]:

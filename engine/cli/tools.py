@@ -218,7 +218,7 @@ def sweep(ranges: tuple[str, ...], engine_spec: str, measure: str, depth: int | 
     from engine.data.label import read_positions
     from engine.tools import sweep as sw
     from engine.tools.engines import parse_spec
-    from engine.tools.match import START_GUARD, load_openings, margin_text
+    from engine.tools.match import START_GUARD, load_openings
 
     try:
         points = sw.grid(list(ranges))
@@ -265,7 +265,7 @@ def tune(params: tuple[str, ...], engine_spec: str, iterations: int, pairs: int,
 
     from engine.tools import tune as t
     from engine.tools.engines import parse_spec
-    from engine.tools.match import START_GUARD, load_openings, margin_text
+    from engine.tools.match import START_GUARD, load_openings
 
     try:
         parsed = [t.parse_param(p) for p in params]

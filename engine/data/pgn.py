@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import gzip
 import io
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TextIO
 
@@ -18,6 +18,19 @@ def open_text(path: Path) -> TextIO:
     """A PGN file, plain or gzipped (``.gz``: large collections and match records), as text."""
     opener = gzip.open if path.suffix == ".gz" else open
     return opener(path, "rt", encoding="utf-8", errors="replace")
+
+
+def games_in(source: TextIO) -> Iterator[chess.pgn.Game]:
+    """Every game of a PGN stream, as python-chess reads it."""
+    while (game := chess.pgn.read_game(source)) is not None:
+        yield game
+
+
+def games_of(paths: Iterable[Path]) -> Iterator[chess.pgn.Game]:
+    """Every game of PGN files, plain or gzipped, one file after another."""
+    for path in paths:
+        with open_text(path) as source:
+            yield from games_in(source)
 
 
 def read_text(path: Path) -> str:

@@ -9,13 +9,14 @@ from both sides weighs on both builds alike), so its error bar says more
 about the builds than the two gauntlets' bars side by side.
 
 >>> import io
+>>> from engine.data.pgn import games_in
 >>> def pgn(name, results):
 ...     return io.StringIO("".join(
 ...         f'[Round "{i // 2 + 1}"]\\n[White "{name if i % 2 == 0 else "opp"}"]\\n'
 ...         f'[Black "{"opp" if i % 2 == 0 else name}"]\\n[Result "{r}"]\\n\\n{r}\\n\\n'
 ...         for i, r in enumerate(results)))
->>> a = opening_points(read_games(pgn("old", ["1-0", "1-0", "0-1", "1/2-1/2"])), "opp")
->>> b = opening_points(read_games(pgn("new", ["1-0", "0-1", "1/2-1/2", "1/2-1/2"])), "opp")
+>>> a = opening_points(games_in(pgn("old", ["1-0", "1-0", "0-1", "1/2-1/2"])), "opp")
+>>> b = opening_points(games_in(pgn("new", ["1-0", "0-1", "1/2-1/2", "1/2-1/2"])), "opp")
 >>> a, b
 ({'1': 1.0, '2': 0.5}, {'1': 2.0, '2': 1.0})
 >>> compare(a, b).describe("old", "new")
@@ -27,25 +28,13 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator, TextIO
+from typing import Iterable
 
 import chess.pgn
 
-from engine.data.pgn import open_text
+from engine.data.pgn import games_of
 
 POINTS = {"1-0": (1.0, 0.0), "0-1": (0.0, 1.0), "1/2-1/2": (0.5, 0.5)}
-
-
-def read_games(source: TextIO) -> Iterator[chess.pgn.Game]:
-    while (game := chess.pgn.read_game(source)) is not None:
-        yield game
-
-
-def pgn_games(paths: Iterable[Path]) -> Iterator[chess.pgn.Game]:
-    """The games of PGN files, plain or gzipped."""
-    for path in paths:
-        with open_text(path) as source:
-            yield from read_games(source)
 
 
 def opening_points(games: Iterable[chess.pgn.Game], opponent: str) -> dict[str, float]:
@@ -108,7 +97,7 @@ def compare(a: dict[str, float], b: dict[str, float]) -> Comparison:
 def report(a_paths: list[Path], b_paths: list[Path], opponent: str | None = None) -> list[str]:
     """The comparison of gauntlet A's games (``a_paths``) with B's against
     ``opponent`` (by default the one player in every game of both)."""
-    a, b = list(pgn_games(a_paths)), list(pgn_games(b_paths))
+    a, b = list(games_of(a_paths)), list(games_of(b_paths))
     opponent = opponent or common_opponent(a, b)
     names = []
     for games, label in ((a, "A"), (b, "B")):
