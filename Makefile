@@ -350,19 +350,21 @@ texel-own: build
 FROZEN ?= $(shell git rev-parse --short=7 HEAD)
 SPRT_DIR ?= reports/strength
 NMM = $(if $(FROZEN),nmm@$(FROZEN),nmm)
+# SPRT_CAP=N: a test undecided after N games accepts the side its LLR leans to (`study sprt-cap`).
+SPRT_CAP_ARG = $(if $(SPRT_CAP),--sprt-cap $(SPRT_CAP))
 search-sprt: build
 	mkdir -p $(SPRT_DIR)
-	@echo "# engines $(NMM): make search-sprt OPTION=$(OPTION) VALUE=$(or $(VALUE),true) SEED=$(SEED) PART=$(PART) FROZEN=$(FROZEN)" \
+	@echo "# engines $(NMM): make search-sprt OPTION=$(OPTION) VALUE=$(or $(VALUE),true) SEED=$(SEED) PART=$(PART) FROZEN=$(FROZEN)$(if $(SPRT_CAP), SPRT_CAP=$(SPRT_CAP))" \
 	    | tee $(if $(RESUME),-a) $(SPRT_DIR)/$(OPTION)$(PART).log
 	$(PY) -m engine.cli match $(NMM):$(OPTION)=$(or $(VALUE),true) $(NMM) --games $(or $(SPRT_GAMES),2000) \
-	    --tc $(or $(TC),10+0.1) --seed $(SEED) $(if $(filter off,$(SPRT)),,--sprt 0 10 --sprt-model logistic) \
+	    --tc $(or $(TC),10+0.1) --seed $(SEED) $(if $(filter off,$(SPRT)),,--sprt 0 10 --sprt-model logistic $(SPRT_CAP_ARG)) \
 	    --concurrency $(or $(CONCURRENCY),1) $(if $(RESUME),--resume --log $(SPRT_DIR)/$(OPTION)$(PART).log) \
 	    --pgn $(SPRT_DIR)/$(OPTION)$(PART).pgn | tee -a $(SPRT_DIR)/$(OPTION)$(PART).log
 	$(call gzip-pgn,$(SPRT_DIR)/$(OPTION)$(PART).pgn)
 
 sprt-status:
 	$(PY) -m engine.cli match-log $(if $(PART),$(SPRT_DIR)/$(OPTION)$(PART).log,$(sort $(wildcard $(SPRT_DIR)/$(OPTION).log $(SPRT_DIR)/$(OPTION)_?.log))) \
-	    --sprt 0 10 --sprt-model logistic
+	    --sprt 0 10 --sprt-model logistic $(SPRT_CAP_ARG)
 
 # Every search option's test so far, one line each (reports/strength/README.md, "Search options").
 SCREENS ?= SEEPruning SingularExtensions CounterMoves ContinuationHistory HistoryLMR Razoring ProbCut \
@@ -477,10 +479,10 @@ TUNED = $(if $(RESUME),$$(sed -n '1s/.*TUNED=//p' $(TUNE_LOG)),$$($(PY) -m engin
 tune-sprt: tune-build
 	mkdir -p reports/strength
 	@tuned="$(TUNED)"; test -n "$$tuned" || { echo "tune-sprt: no constant moved"; exit 2; }; \
-	echo "# engines nmm@$(FROZEN)+tune: make tune-sprt GROUP=$(TUNE_GROUP) SEED=$(or $(SEED),431) TC=$(or $(TC),10+0.1) PART=$(PART) FROZEN=$(FROZEN) TUNED=$$tuned" \
+	echo "# engines nmm@$(FROZEN)+tune: make tune-sprt GROUP=$(TUNE_GROUP) SEED=$(or $(SEED),431) TC=$(or $(TC),10+0.1) PART=$(PART) FROZEN=$(FROZEN)$(if $(SPRT_CAP), SPRT_CAP=$(SPRT_CAP)) TUNED=$$tuned" \
 	    | tee $(if $(RESUME),-a) $(TUNE_LOG); \
 	$(PY) -m engine.cli match nmm@$(FROZEN)+tune:$$tuned nmm@$(FROZEN)+tune --games $(or $(TUNE_GAMES),4000) \
-	    --tc $(or $(TC),10+0.1) --seed $(or $(SEED),431) $(if $(filter off,$(SPRT)),,--sprt 0 5 --sprt-model logistic) \
+	    --tc $(or $(TC),10+0.1) --seed $(or $(SEED),431) $(if $(filter off,$(SPRT)),,--sprt 0 5 --sprt-model logistic $(SPRT_CAP_ARG)) \
 	    --concurrency $(or $(CONCURRENCY),2) $(if $(RESUME),--resume --log $(TUNE_LOG)) \
 	    --pgn reports/strength/tune_$(TUNE_NAME).pgn | tee -a $(TUNE_LOG)
 	$(call gzip-pgn,reports/strength/tune_$(TUNE_NAME).pgn)

@@ -232,6 +232,9 @@ OPTIONS: tuple[Option, ...] = (
     # engine with HistoryLMR: 573 games, +33.5 +- 19.2 Elo (reports/strength).
     check("SingularExtensions", True, "a table move whose alternatives all fall well short is searched a ply "
           "deeper; multi-cut when the node fails high without it", _SEARCH, "singular"),
+    check("DoubleExtensions", False, "with SingularExtensions, a table move whose alternatives fall short by "
+          "a further 25 centipawns, at a node off the PV, is searched two plies deeper, at most 8 times on a "
+          "path (off until games say otherwise)", _SEARCH, "double_extensions"),
     check("CounterMoves", False, "a picker stage after the killers: the quiet move that last refuted the "
           "opponent's move (off until games say otherwise)", _SEARCH, "counter_moves"),
     check("Razoring", False, "at depth 3 or less, a node far below alpha whose quiescence stays below "

@@ -163,6 +163,9 @@ SEARCH_PARAMS: tuple[SearchParam, ...] = (
     _p("SE_DEPTH", 8, 4, 14, 1, _EXT, "singular extension from this depth on ..."),
     _p("SE_TT_DEPTH", 3, 1, 6, 1, _EXT, "... of a table entry at most this much shallower than the node"),
     _p("SE_MARGIN", 2, 1, 6, 1, _EXT, "singular: the others must stay below the table score - this * depth"),
+    _p("SE_DOUBLE_MARGIN", 25, 0, 100, 5, _EXT, "DoubleExtensions (off by default): two plies where the others stay "
+       "this far below that, not at a PV node ..."),
+    _p("SE_DOUBLE_MAX", 8, 1, 16, 1, _EXT, "... and fewer than this many double extensions lie on the path"),
     # --- aspiration windows ---
     _p("ASP_MIN_DEPTH", 4, 1, 8, 1, _ASP, "aspiration windows from this depth on"),
     _p("ASP_DELTA", 20, 5, 60, 3, _ASP, "the aspiration window's first half-width, centipawns"),

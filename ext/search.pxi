@@ -377,6 +377,7 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
     if depth <= 0:
         return qsearch(s, alpha, beta, ply, s.opt.qs_checks)
     s.pv_len[ply] = ply
+    s.double_ext[ply + 1] = s.double_ext[ply]
     s.nodes += 1
     if check_stop(s):
         return 0
@@ -456,8 +457,9 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
 
     # Singular extension: if every other move falls well short of the table
     # move's score, the table move alone holds this node: search it a ply
-    # deeper. If even without it the node fails high, it is a cut node many
-    # times over (multi-cut): trust that.
+    # deeper, two where they fall far short (DoubleExtensions; off the PV and
+    # a few times a path, so that the tree stays finite). If even without it
+    # the node fails high, it is a cut node many times over (multi-cut): trust that.
     extension = 0
     if (s.opt.singular and depth >= SE_DEPTH and hit and tt_move and not excluded and ply > 0
             and entry.depth >= depth - SE_TT_DEPTH and entry.bound != BOUND_UPPER
@@ -470,6 +472,10 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
             return 0
         if score < singular_beta:
             extension = 1
+            if (s.opt.double_extensions and not is_pv and score < singular_beta - SE_DOUBLE_MARGIN
+                    and s.double_ext[ply] < SE_DOUBLE_MAX):
+                extension = 2
+                s.double_ext[ply + 1] = s.double_ext[ply] + 1
         elif singular_beta >= beta:
             return singular_beta
         s.pv_len[ply] = ply
@@ -641,6 +647,7 @@ cdef int search_root(Search* s, int depth, int alpha, int beta) noexcept nogil:
     cdef int order[2 * MAX_MOVES]   # root move indices in the order searched, put-off ones again at the end
     cdef u64 before, busy = 0
     cdef bint defer = s.opt.defer_busy and s.group.n > 1 and depth >= s.opt.defer_depth and s.opt.multipv == 1
+    s.double_ext[1] = 0
     for i in range(s.pv_index, s.n_root):
         s.root[i].score = -INFINITE
         order[n] = i

@@ -135,6 +135,7 @@ cdef class Searcher:
         self.s.opt.nmm_pruning = False
         self.s.opt.see_pruning = False
         self.s.opt.singular = False
+        self.s.opt.double_extensions = False
         self.s.opt.counter_moves = False
         self.s.opt.razoring = False
         self.s.opt.qs_checks = False
@@ -606,6 +607,7 @@ cdef class Searcher:
                   nmm_reductions: bool | None = None, nmm_pruning: bool | None = None,
                   nmm_prob_high: float | None = None, nmm_prob_low: float | None = None,
                   see_pruning: bool | None = None, singular: bool | None = None,
+                  double_extensions: bool | None = None,
                   counter_moves: bool | None = None, razoring: bool | None = None,
                   qs_checks: bool | None = None,
                   probcut: bool | None = None, cut_node_lmr: bool | None = None,
@@ -685,6 +687,8 @@ cdef class Searcher:
             self.s.opt.see_pruning = see_pruning
         if singular is not None:
             self.s.opt.singular = singular
+        if double_extensions is not None:
+            self.s.opt.double_extensions = double_extensions
         if counter_moves is not None:
             self.s.opt.counter_moves = counter_moves
         if nmm_reductions is not None:

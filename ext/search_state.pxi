@@ -39,6 +39,7 @@ ctypedef struct SearchOptions:
     bint regions_net        # chessmaps weighs squares by the regions net (regions.pxi), not the hand rule
     bint see_pruning        # skip moves that lose material by exchange near the leaves
     bint singular           # extend a table move that alone holds the score
+    bint double_extensions  # ... by two plies where the others fall far short (SE_DOUBLE_*)
     bint counter_moves      # try the move that last refuted the opponent's move, after the killers
     bint razoring           # far below alpha near the leaves: ask quiescence first
     bint qs_checks          # quiescence's first ply also tries the quiet checks
@@ -135,6 +136,7 @@ ctypedef struct Search:
     Move killers[MAX_PLY + 2][2]
     Move counters[12][64]   # [piece][to] of the opponent's last move: the quiet move that refuted it
     Move excluded[MAX_PLY + 2]  # per ply, the move a singular-extension test searches without
+    int double_ext[MAX_PLY + 2]     # per ply, double extensions on the path to the node's children
     int16_t quiet_stats[2][64][64]      # signed, bounded history: [side][from][to] (stats.pxi)
     int16_t cont_stats[12 * 64][12 * 64]    # [piece, to of a move][piece, to of the move after it]
     int16_t capture_stats[12][64][7]    # [piece][to][captured type, 6: none]: captures' statistics (stats.pxi)

@@ -19,12 +19,14 @@ import engine.study.clock_use
 import engine.study.endgame_losses
 import engine.study.ordering
 import engine.study.paired_gauntlets
+import engine.study.sprt_truncation
 import engine.study.tree_size
 import engine.study.turning_points
 import engine.timeman
 import engine.tools.frozen
 import engine.tools.match_log
 import engine.tools.pgn_volumes
+import engine.tools.sprt
 import engine.train.td
 import engine.train.tictactoe
 import engine.uci
@@ -34,7 +36,7 @@ MODULES = [engine._core, engine.data.batches, engine.data.endgame_starts, engine
            engine.evaluation.weights, engine.nets, engine.options, engine.perft,
            engine.protocol, engine.session, engine.study.ordering, engine.timeman, engine.train.td,
            engine.train.tictactoe, engine.uci, engine.search_params, engine.tools.frozen,
-           engine.tools.pgn_volumes]     # td_run's phase rule example: engine.nets
+           engine.tools.pgn_volumes, engine.study.sprt_truncation, engine.tools.sprt]     # td_run's phase rule example: engine.nets
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)

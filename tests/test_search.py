@@ -184,6 +184,23 @@ def test_mates_found_with_each_search_extra(fen: str, n: int, option: str) -> No
     assert_mates(searcher, fen, n, depth=2 * n + 6 + LATER_MATES.get(option, 0))
 
 
+def test_double_extensions_keep_mates_and_deepen_the_tree_only_with_singular_extensions() -> None:
+    """DoubleExtensions acts through the singular test: alone it changes nothing,
+    beside SingularExtensions it searches more (two plies for some table
+    moves) and still finds each mate at its distance."""
+    fen = "r1bq1rk1/pp2bppp/2n1pn2/2pp4/3P4/2PBPN2/PP1N1PPP/R1BQ1RK1 w - - 0 8"
+    def nodes(**options) -> int:
+        searcher = Searcher(hash_mb=8)
+        searcher.configure(**options)
+        return searcher.search(Board(fen), depth=12)["nodes"]
+    assert nodes(singular=False, double_extensions=True) == nodes(singular=False)
+    assert nodes(singular=True, double_extensions=True) != nodes(singular=True)
+    for mate_fen, n in MATES[2:6]:
+        searcher = Searcher(hash_mb=8)
+        searcher.configure(singular=True, double_extensions=True)
+        assert_mates(searcher, mate_fen, n, depth=2 * n + 6)
+
+
 @pytest.mark.parametrize("fen", ["1k5r/pP3ppp/3p2b1/1BN1n3/1Q2P3/P1B5/KP3P1P/7q w - - 1 1",
                                  "3r1r1k/1p3p1p/p2p4/4n1NN/6bQ/1BPq4/P3p1PP/1R5K w - - 0 1"])
 def test_quiescence_checks_see_a_mate_past_the_horizon(fen: str) -> None:

@@ -188,3 +188,38 @@ def test_a_log_that_played_on_past_the_bound_reports_where_it_crossed(tmp_path) 
     # A log that never reaches a bound names no crossing.
     paired_log(log, [2, 0, 1, 1, 2, 0])
     assert "accepted" not in summary(log, 0, 20, "logistic")
+
+
+def test_a_capped_sprt_decides_at_its_cap_by_the_llr_sign_and_not_before():
+    test = sprt.Sprt(0, 10, model="logistic", cap=400)
+    ahead, behind = [4, 40, 90, 56, 10], [10, 56, 90, 40, 4]     # 200 pairs each: 400 games
+    assert sprt.llr(ahead, 0, 10, "logistic") > 0 > sprt.llr(behind, 0, 10, "logistic")
+    assert test.verdict(ahead)[1] == "H1" and test.verdict(behind)[1] == "H0"
+    assert "at the cap of 400 games" in test.describe(ahead)
+    half = [c // 2 for c in ahead]                               # 200 games: below the cap
+    assert test.verdict(half)[1] is None and sprt.Sprt(0, 10, model="logistic").verdict(ahead)[1] is None
+    # A bound crossed before the cap decides as ever, and says nothing of the cap.
+    assert sprt.Sprt(0, 10, model="logistic", cap=10_000).verdict([0, 10, 50, 100, 40])[1] == "H1"
+    assert sprt.Sprt(0, 10, cap=3).capped([1, 1, 1]) and not sprt.Sprt(0, 10, cap=4).capped([1, 1, 1])
+    with pytest.raises(ValueError):
+        sprt.Sprt(0, 10, cap=-1)
+
+
+def test_a_log_read_with_a_cap_names_the_game_where_the_cap_decided(tmp_path) -> None:
+    from engine.tools.match_log import summary
+    log = tmp_path / "m.log"
+    paired_log(log, [2, 0, 1, 1, 2, 1] * 10)                     # 120 games, ahead, far from a bound
+    assert "accepted" not in summary(log, 0, 10, "logistic")
+    text = summary(log, 0, 10, "logistic", cap=60)
+    assert re.search(r"H1 accepted at game 60 \(pair 30, LLR [\d.]+, at the cap of 60 games\)", text), text
+
+
+def test_the_simulated_sprt_accepts_by_the_truth_and_stops_by_its_cap():
+    from engine.study.sprt_truncation import simulate
+    counts = [33, 225, 435, 237, 40]
+    low, high = simulate(counts, 0, 10, [-30.0, 40.0], caps=[200, 600], runs=60, max_games=2000, seed=3)
+    assert low.accepted[0] <= 0.05 and high.accepted[0] >= 0.95
+    for row in (low, high):
+        assert row.games[200] <= 200 and row.games[600] <= 600 and row.games[200] <= row.games[600] <= row.games[0]
+    # A cap far past every crossing changes nothing.
+    assert simulate(counts, 0, 10, [40.0], caps=[2000], runs=30, max_games=2000, seed=4)[0].undecided == 0

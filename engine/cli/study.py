@@ -257,6 +257,30 @@ def study_paired(a_pgns: tuple[str, ...], b_pgns: tuple[str, ...], opponent: str
     emit(lines, out)
 
 
+@study.command("sprt-cap")
+@click.option("--counts", default="33,225,435,237,40", show_default=True,
+              help="A real test's pentanomial counts: the draw rate and spread the runs are drawn with.")
+@click.option("--bounds", "elos_h", nargs=2, type=float, default=(0.0, 10.0), show_default=True,
+              metavar="ELO0 ELO1", help="The SPRT's hypotheses, logistic Elo.")
+@click.option("--elos", default="-5,0,2.5,5,7.5,10,15", show_default=True, help="The true Elo of each row.")
+@click.option("--caps", default="2000,3000,4000", show_default=True, help="Caps in games, read from the same runs.")
+@click.option("--runs", type=click.IntRange(10), default=1000, show_default=True)
+@click.option("--max-games", type=click.IntRange(2), default=20000, show_default=True,
+              help="Where an uncapped run stops, undecided.")
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--out", type=click.Path(dir_okay=False), help="Write the report here too.")
+def study_sprt_cap(counts: str, elos_h: tuple[float, float], elos: str, caps: str, runs: int, max_games: int,
+                   seed: int, out: str | None) -> None:
+    """How often an SPRT accepts H1, and after how many games, with and without a cap."""
+    from engine.study.sprt_truncation import report, simulate
+    pent = [float(c) for c in counts.split(",")]
+    if len(pent) != 5:
+        raise click.BadParameter("five pentanomial counts", param_hint="--counts")
+    cap_list = [int(c) for c in caps.split(",") if c]
+    rows = simulate(pent, *elos_h, [float(e) for e in elos.split(",")], cap_list, runs, max_games, seed)
+    emit(report(rows, *elos_h, cap_list, [int(c) for c in pent], runs, max_games), out)
+
+
 @study.command("turning-points")
 @click.argument("pgns", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
 @click.option("--threshold", type=click.IntRange(1), default=100, show_default=True,

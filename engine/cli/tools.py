@@ -17,6 +17,12 @@ time_margin = click.option(
          "before the increment), as cutechess-cli's and fastchess's timemargin: for engines that live on the "
          "increment while this runner counts its own latency as theirs.")
 
+# A truncated SPRT: engine.tools.sprt.Sprt's cap, its cost measured by `nmm-chess study sprt-cap`.
+sprt_cap = click.option(
+    "--sprt-cap", type=click.IntRange(0), default=0, show_default=True, metavar="GAMES",
+    help="An SPRT still undecided after this many games accepts the hypothesis its LLR leans to "
+         "(H1 above 0); 0: no cap.")
+
 
 @click.command()
 @click.argument("engine_a")
@@ -52,6 +58,7 @@ time_margin = click.option(
               show_default=True, help="Bounds in normalised Elo (fishtest's default) or logistic Elo.")
 @click.option("--alpha", type=float, default=0.05, show_default=True, help="SPRT: false positive rate.")
 @click.option("--beta", type=float, default=0.05, show_default=True, help="SPRT: false negative rate.")
+@sprt_cap
 @click.option("--runner", type=click.Choice(["builtin", "cutechess", "fastchess"]), default="builtin",
               show_default=True, help="Who plays the games: this package's runner, or cutechess-cli / fastchess "
                                       "(on PATH or in ~/.local/bin) given the same openings; their PGN is read "
@@ -61,7 +68,7 @@ time_margin = click.option(
 def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | None, seed: int,
           concurrency: int, adjudicate: bool, pgn: str | None, resume: bool, log_path: str | None, ponder: bool,
           depth: int | None, sprt: tuple[float, float] | None, sprt_model: str, alpha: float, beta: float, runner: str,
-          nodes: int | None, time_margin_ms: int) -> None:
+          nodes: int | None, time_margin_ms: int, sprt_cap: int) -> None:
     """Play ENGINE_A against ENGINE_B, e.g. nmm stockfish:UCI_LimitStrength=true,UCI_Elo=2000."""
     from engine.tools.engines import parse_spec
     from engine.tools.match import (game_writer, games_from_log, limit_text, load_openings, read_games, report,
@@ -69,7 +76,7 @@ def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | Non
     from engine.tools.sprt import Sprt, pentanomial
 
     try:
-        test = Sprt(sprt[0], sprt[1], alpha, beta, sprt_model) if sprt else None
+        test = Sprt(sprt[0], sprt[1], alpha, beta, sprt_model, sprt_cap) if sprt else None
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--sprt") from None
 
@@ -116,11 +123,12 @@ def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | Non
               help="Bounds for the log-likelihood ratio.")
 @click.option("--sprt-model", type=click.Choice(["normalized", "logistic"]), default="normalized",
               show_default=True, help="Bounds in normalised or logistic Elo.")
-def match_log(logs: tuple[str, ...], sprt: tuple[float, float], sprt_model: str) -> None:
+@sprt_cap
+def match_log(logs: tuple[str, ...], sprt: tuple[float, float], sprt_model: str, sprt_cap: int) -> None:
     """Summarise a match log, also one whose match was stopped early or still runs;
     several logs of the same engines read as one match (an SPRT continued)."""
     from engine.tools.match_log import summary
-    click.echo(summary([Path(log) for log in logs], *sprt, sprt_model))
+    click.echo(summary([Path(log) for log in logs], *sprt, sprt_model, sprt_cap))
 
 
 @click.command("pack-pgn")

@@ -68,8 +68,9 @@ def read_games(path: Path) -> list[tuple[float, int]]:
 
 
 def summary(paths: Path | list[Path], elo0: float = 0.0, elo1: float = 10.0,
-            model: str = "normalized") -> str:
-    """The match's figures over the games of ``paths`` (one log, or several read as one)."""
+            model: str = "normalized", cap: int = 0) -> str:
+    """The match's figures over the games of ``paths`` (one log, or several
+    read as one); ``cap``: the SPRT's cap in games (0: none), see ``sprt.Sprt``."""
     paths = [paths] if isinstance(paths, Path) else paths
     scores, pairs, ends = [], [], []
     for path in paths:              # openings are numbered per log: pair within each
@@ -91,19 +92,21 @@ def summary(paths: Path | list[Path], elo0: float = 0.0, elo1: float = 10.0,
     return (f"{len(scores)} games: +{w} ={d} -{l}, Elo {elo:+.1f} ± {err:.1f} (95%), LOS {sprt.los(w, l):.1%}; "
             f"pentanomial {penta} ({len(pairs)} pairs), normalised Elo {nelo:+.1f} ± {nerr:.1f}; "
             f"SPRT [{elo0:g}, {elo1:g}] {name}: LLR {llr:.2f} (bounds {lower:.2f}, {upper:.2f})"
-            f"{first_crossing(pairs, ends, elo0, elo1, model)}")
+            f"{first_crossing(pairs, ends, elo0, elo1, model, cap)}")
 
 
 def first_crossing(pairs: list[tuple[float, float]], ends: list[int], elo0: float, elo1: float,
-                   model: str) -> str:
+                   model: str, cap: int = 0) -> str:
     """Where the SPRT first decided, pair by pair in the logs' order: a
     match stopped by hand or by a watcher often plays on past that point,
-    and the test's verdict is the one at the crossing ("" if none)."""
-    test = sprt.Sprt(elo0, elo1, model=model)
+    and the test's verdict is the one at the crossing ("" if none). With a
+    cap, a test undecided at the cap is decided there by its LLR's sign."""
+    test = sprt.Sprt(elo0, elo1, model=model, cap=cap)
     counts = [0] * 5
     for k, (pair, end) in enumerate(zip(pairs, ends)):
         counts[round(2 * sum(pair))] += 1
         value, decided = test.verdict(counts)
         if decided:
-            return f"; {decided} accepted at game {end} (pair {k + 1}, LLR {value:.2f})"
+            how = f", at the cap of {cap} games" if test.capped(counts) and abs(value) < sprt.bounds()[1] else ""
+            return f"; {decided} accepted at game {end} (pair {k + 1}, LLR {value:.2f}{how})"
     return ""
