@@ -248,8 +248,13 @@ cdef enum:
     CURRMOVE_AFTER_MS = 3000    # root moves are reported (info currmove) after this long
 
 
-cdef int probcut(Search* s, int depth, int pc_beta, int ply, bint cut_node, int eval) noexcept nogil:
-    """ProbCut's captures: the score of the first that holds ``pc_beta``, else NO_SCORE."""
+cdef int probcut(Search* s, int depth, int pc_beta, int ply, bint cut_node, int eval, int raw_eval) noexcept nogil:
+    """ProbCut's captures: the score of the first that holds ``pc_beta``, else NO_SCORE.
+
+    ``eval`` is the node's working evaluation (corrected, or the table's
+    score under TTEval), which the margin reads; ``raw_eval`` the static
+    evaluation itself, the only one the table may keep: a corrected value
+    kept there would be corrected again by the next visit."""
     cdef Position* pos = &s.pos
     cdef Picker picker
     cdef Move m
@@ -270,7 +275,7 @@ cdef int probcut(Search* s, int depth, int pc_beta, int ply, bint cut_node, int 
         if s.stopped:
             return 0
         if score >= pc_beta:
-            tt_store(s.tt, pos.key, depth - PROBCUT_REDUCTION + 1, score, eval, BOUND_LOWER, m, ply)
+            tt_store(s.tt, pos.key, depth - PROBCUT_REDUCTION + 1, score, raw_eval, BOUND_LOWER, m, ply)
             return score
 
 
@@ -444,7 +449,7 @@ cdef int negamax(Search* s, int depth, int alpha, int beta, int ply, bint allow_
     if (s.opt.probcut and not is_pv and not check and not excluded and depth >= PROBCUT_DEPTH
             and -MATE_BOUND < beta < MATE_BOUND
             and not (hit and entry.depth >= depth - PROBCUT_REDUCTION + 1 and tt_score < beta + PROBCUT_MARGIN)):
-        score = probcut(s, depth, beta + PROBCUT_MARGIN, ply, cut_node, eval)
+        score = probcut(s, depth, beta + PROBCUT_MARGIN, ply, cut_node, eval, raw_eval)
         if s.stopped:
             return 0
         if score != NO_SCORE:

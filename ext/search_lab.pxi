@@ -174,6 +174,19 @@ cdef class LabSearcher(Searcher):
         """
         return self.s.corr_pawn[board.pos.stm][corr_index(&board.pos)] // CORR_GRAIN
 
+    def table_eval(self, Board board):
+        """The static evaluation the transposition table keeps beside its
+        entry for ``board``'s position, or None without one: always the raw
+        evaluation, never a corrected one (correction.pxi).
+
+        >>> LabSearcher(hash_mb=1).table_eval(Board()) is None
+        True
+        """
+        cdef TTHit entry
+        if not tt_probe(self.s.tt, board.pos.key, &entry):
+            return None
+        return entry.eval
+
     def capture_statistics(self, Board board, str uci) -> int:
         """CaptureHistory's entry for capture (or promotion) ``uci`` in
         ``board``: how such a capture (piece, target, victim) has fared in the

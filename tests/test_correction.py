@@ -66,3 +66,34 @@ def test_clear_forgets_it_and_searches_repeat() -> None:
     assert lab.eval_correction(Board(POSITIONS[0])) == 0
     fen = POSITIONS[5]
     assert lab.search(Board(fen), depth=9)["nodes"] == fresh.search(Board(fen), depth=9)["nodes"]
+
+
+def test_the_table_keeps_the_raw_evaluation_wherever_it_was_stored() -> None:
+    """With the correction learning, every entry near the root (the main
+    search's, quiescence's and ProbCut's) holds the position's own static
+    evaluation: a corrected one would be corrected again when read back
+    (ProbCut's entries held the corrected value until 2026-12-05)."""
+    plain = LabSearcher(hash_mb=1)
+    seen = 0
+    for fen in POSITIONS[2:6]:
+        lab = LabSearcher(hash_mb=16)
+        lab.configure(correction=True, probcut=True)
+        lab.search(Board(fen), depth=11)
+        frontier = [chess.Board(fen)]
+        for _ in range(3):
+            frontier = [after for board in frontier for after in successors(board)]
+            for board in frontier:
+                kept = lab.table_eval(Board(board.fen()))
+                if kept is not None and not board.is_check():
+                    seen += 1
+                    assert kept == plain.evaluate(Board(board.fen())), board.fen()
+    assert seen > 300
+
+
+def successors(board: chess.Board) -> list[chess.Board]:
+    found = []
+    for move in board.legal_moves:
+        board.push(move)
+        found.append(board.copy(stack=False))
+        board.pop()
+    return found
