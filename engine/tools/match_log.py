@@ -107,6 +107,6 @@ def first_crossing(pairs: list[tuple[float, float]], ends: list[int], elo0: floa
         counts[round(2 * sum(pair))] += 1
         value, decided = test.verdict(counts)
         if decided:
-            how = f", at the cap of {cap} games" if test.capped(counts) and abs(value) < sprt.bounds()[1] else ""
+            how = f", at the cap of {cap} games" if test.by_cap(counts, value) else ""
             return f"; {decided} accepted at game {end} (pair {k + 1}, LLR {value:.2f}{how})"
     return ""

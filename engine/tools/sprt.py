@@ -196,6 +196,11 @@ class Sprt:
         """Whether ``counts`` reach the cap."""
         return self.cap > 0 and self.games(counts) >= self.cap
 
+    def by_cap(self, counts: Sequence[float], value: float) -> bool:
+        """Whether a verdict with LLR ``value`` at ``counts`` is the cap's, no bound's."""
+        lower, upper = bounds(self.alpha, self.beta)
+        return self.capped(counts) and lower < value < upper
+
     def verdict(self, counts: Sequence[float]) -> tuple[float, str | None]:
         """(LLR, "H0" or "H1" once a bound is crossed, else None)."""
         if sum(counts) == 0:
@@ -214,7 +219,7 @@ class Sprt:
         unit = "nElo" if self.model == "normalized" else "Elo"
         outcome = {"H1": f"H1 accepted (at least {self.elo1:g} {unit})",
                    "H0": f"H0 accepted (not more than {self.elo0:g} {unit})", None: "undecided"}[decided]
-        if decided and lower < value < upper:
+        if decided and self.by_cap(counts, value):
             outcome += f" at the cap of {self.cap} games, by the LLR's sign"
         cap = f", cap {self.cap} games" if self.cap else ""
         return (f"SPRT [{self.elo0:g}, {self.elo1:g}] {unit}, alpha {self.alpha:g}, beta {self.beta:g}{cap}: "
