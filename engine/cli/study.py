@@ -278,7 +278,7 @@ def study_sprt_cap(counts: str, elos_h: tuple[float, float], elos: str, caps: st
         raise click.BadParameter("five pentanomial counts", param_hint="--counts")
     cap_list = [int(c) for c in caps.split(",") if c]
     rows = simulate(pent, *elos_h, [float(e) for e in elos.split(",")], cap_list, runs, max_games, seed)
-    emit(report(rows, *elos_h, cap_list, [int(c) for c in pent], runs, max_games), out)
+    emit(report(rows, *elos_h, [int(c) for c in pent], runs, max_games), out)
 
 
 @study.command("turning-points")

@@ -99,9 +99,8 @@ def simulate(counts: Sequence[float], elo0: float, elo1: float, elos: Sequence[f
             outcome = rng.choice(5, size=len(alive), p=probs)
             state[alive, outcome] += 1
             value = llr_rows(state[alive], elo0, elo1)
-            for cap in caps:
-                if 2 * pair == cap:
-                    at_cap[cap][alive] = np.where(value > 0, 1, -1)
+            if 2 * pair in at_cap:
+                at_cap[2 * pair][alive] = np.where(value > 0, 1, -1)
             done = (value >= upper) | (value <= lower)
             stop[alive[done]] = pair
             verdict[alive[done]] = np.where(value[done] >= upper, 1, -1)
@@ -119,10 +118,11 @@ def simulate(counts: Sequence[float], elo0: float, elo1: float, elos: Sequence[f
     return rows
 
 
-def report(rows: list[Row], elo0: float, elo1: float, caps: Sequence[int], counts: Sequence[float],
-           runs: int, max_games: int) -> list[str]:
-    """A table: each true Elo's share accepting H1 and mean games, per cap."""
-    caps = sorted(set(int(c) for c in caps if 0 < c <= max_games))
+def report(rows: list[Row], elo0: float, elo1: float, counts: Sequence[float], runs: int,
+           max_games: int) -> list[str]:
+    """A table: each true Elo's share accepting H1 and mean games, per cap
+    (the caps ``simulate`` read, the same in every row)."""
+    caps = sorted(cap for cap in rows[0].accepted if cap) if rows else []
     heads = ["no cap"] + [f"cap {c}" for c in caps]
     lines = [f"SPRT [{elo0:g}, {elo1:g}] logistic, alpha = beta = 0.05; {runs} runs a row, pairs drawn "
              f"from the distribution nearest to {list(counts)} with the row's Elo; no cap means up to "
@@ -131,8 +131,8 @@ def report(rows: list[Row], elo0: float, elo1: float, caps: Sequence[int], count
              "| true Elo | " + " | ".join(f"H1 accepted, {h}" for h in heads) + " | "
              + " | ".join(f"mean games, {h}" for h in heads) + " |",
              "|---" * (1 + 2 * len(heads)) + "|"]
+    keys = [0] + caps
     for row in rows:
-        keys = [0] + caps
         undecided = f" ({row.undecided:.0%} undecided)" if row.undecided else ""
         lines.append(f"| {row.elo:+g} | " + " | ".join(
             f"{row.accepted[k]:.1%}" + (undecided if k == 0 else "") for k in keys) + " | "
