@@ -139,11 +139,9 @@ cdef class Board:
             if uci[4] not in "nbrqNBRQ":        # some GUIs send e7e8Q
                 return 0
             promo = "nbrq".index(uci[4].lower()) + KNIGHT
-        n = generate_moves(&self.pos, moves, GEN_ALL)
+        n = generate_from(&self.pos, moves, GEN_ALL, bit(frm))     # the one man's moves
         for i in range(n):
             m = moves[i]
-            if move_from(m) != frm:
-                continue
             m_to = move_to(m)
             if move_flag(m) == F_CASTLE:
                 if promo == 0 and (to == m_to or to == castle_king_to(
@@ -375,6 +373,26 @@ def square_set(name: str) -> int:
 
 TD_SQUARE_INPUTS = {"A": 0, "B": SQUARES_B, "C": SQUARES_C}
 TD_FEATURES_A = FEATURES_A
+
+
+_GEN_KINDS = {"all": GEN_ALL, "noisy": GEN_NOISY, "quiet": GEN_QUIET}
+
+
+def legal_move_codes(Board board, str kind="all", bint by_check=False) -> list[int]:
+    """This position's legal moves of ``kind`` as 16-bit codes, sorted: as
+    generated, or (``by_check``) every one of the 65,536 codes that the
+    search's single-move test (is_legal, which checks a table's move) passes.
+    For tests: the two lists must be the same.
+
+    >>> legal_move_codes(Board(), by_check=True) == legal_move_codes(Board())
+    True
+    """
+    cdef Move moves[MAX_MOVES]
+    cdef int k = _GEN_KINDS[kind], n, code
+    if by_check:
+        return [code for code in range(1 << 16) if is_legal(&board.pos, <Move>code, k)]
+    n = generate_moves(&board.pos, moves, k)
+    return sorted(moves[i] for i in range(n))
 
 
 cdef bint is_quiet(Position* pos) noexcept nogil:

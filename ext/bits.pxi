@@ -98,6 +98,14 @@ cdef inline int move_to(Move m) noexcept nogil:
 cdef inline int move_flag(Move m) noexcept nogil:
     return m >> 12
 
+cdef inline bint contains(const Move* moves, int start, int end, Move m) noexcept nogil:
+    """Whether ``m`` is among ``moves[start..end)``."""
+    cdef int i
+    for i in range(start, end):
+        if moves[i] == m:
+            return True
+    return False
+
 cdef inline int promo_type(Move m) noexcept nogil:
     """Piece type a promotion creates (only meaningful when flag >= F_PROMO)."""
     return (m >> 12) - F_PROMO + KNIGHT

@@ -118,7 +118,7 @@ cdef void popular_squares(const StrategyDb* db, const Position* pos, const Picke
             popular[best - 1] |= bit(sq ^ flip)
 
 
-cdef void beam_init(Beam* beam, const Search* s, const Position* pos, const Picker* p, bint on) noexcept nogil:
+cdef void beam_init(Beam* beam, const Search* s, const Position* pos, Picker* p, bint on) noexcept nogil:
     beam.on = on
     beam.readding = False
     beam.n_pruned = 0
@@ -131,6 +131,7 @@ cdef void beam_init(Beam* beam, const Search* s, const Position* pos, const Pick
     beam.own_en_prise = en_prise(pos, pos.stm)
     beam.xray = xray_blockers(pos)
     if s.strategy.n:
+        picker_generate(p, pos)
         popular_squares(&s.strategy, pos, p, beam.popular)
     else:
         memset(beam.popular, 0, sizeof(beam.popular))

@@ -25,12 +25,6 @@ cdef const MtPath* reliable_path(const Search* s, const Picker* p) noexcept nogi
     return best
 
 
-cdef bint legal_here(const Position* pos, Move m) noexcept nogil:
-    cdef Move moves[MAX_MOVES]
-    cdef int n = generate_moves(pos, moves, GEN_ALL)
-    return m != 0 and contains(moves, 0, n, m)
-
-
 cdef int long_branch(Search* s, const MtPath* path, int alpha, int beta, int ply) noexcept nogil:
     """The path played from here (its first move legal here) and ended in
     quiescence, for the side to move; NO_SCORE if a later move is not legal
@@ -40,7 +34,7 @@ cdef int long_branch(Search* s, const MtPath* path, int alpha, int beta, int ply
     if ply + 4 >= MAX_PLY:
         return NO_SCORE
     for k in range(3):
-        if k > 0 and not legal_here(pos, path.moves[k]):
+        if k > 0 and not is_legal(pos, path.moves[k], GEN_ALL):
             break
         make_move(pos, path.moves[k])
         made += 1
@@ -58,9 +52,11 @@ ctypedef struct LongBranch:
     int score
 
 
-cdef void long_branch_try(LongBranch* lb, Search* s, const Picker* p, int alpha, int beta,
+cdef void long_branch_try(LongBranch* lb, Search* s, Picker* p, int alpha, int beta,
                           int ply) noexcept nogil:
-    cdef const MtPath* path = reliable_path(s, p)
+    cdef const MtPath* path
+    picker_generate(p, &s.pos)
+    path = reliable_path(s, p)
     lb.first = 0
     if path == NULL:
         return

@@ -60,10 +60,9 @@ cdef inline int add_pawn_moves(Move* moves, int n, u64 targets, int delta, u64 p
 
 
 cdef inline int gen_pawn_moves(const Position* pos, Move* moves, int n, int kind, u64 target,
-                               u64 pinned, int ksq) noexcept nogil:
+                               u64 pinned, int ksq, u64 pawns) noexcept nogil:
     cdef int us = pos.stm, them = pos.stm ^ 1
     cdef int up = 8 if us == WHITE else -8
-    cdef u64 pawns = pos.pieces[PAWN + 6 * us]
     cdef u64 empty = ~pos.all
     cdef u64 last_rank = RANK_1_BB << (56 if us == WHITE else 0)
     cdef u64 third_rank = RANK_1_BB << (16 if us == WHITE else 40)
@@ -81,18 +80,18 @@ cdef inline int gen_pawn_moves(const Position* pos, Move* moves, int n, int kind
         n = add_pawn_moves(moves, n, left & last_rank, up - 1, pinned, ksq, 0, True)
         n = add_pawn_moves(moves, n, right & last_rank, up + 1, pinned, ksq, 0, True)
         n = add_pawn_moves(moves, n, single & last_rank, up, pinned, ksq, 0, True)
-        n = gen_en_passant(pos, moves, n, ksq)
+        n = gen_en_passant(pos, moves, n, ksq, pawns)
     if kind != GEN_NOISY:
         n = add_pawn_moves(moves, n, single & ~last_rank, up, pinned, ksq, F_NORMAL, False)
         n = add_pawn_moves(moves, n, double, 2 * up, pinned, ksq, F_DOUBLE, False)
     return n
 
 
-cdef inline int gen_en_passant(const Position* pos, Move* moves, int n, int ksq) noexcept nogil:
+cdef inline int gen_en_passant(const Position* pos, Move* moves, int n, int ksq, u64 pawns) noexcept nogil:
     if pos.ep < 0:
         return n
     cdef int us = pos.stm, them = pos.stm ^ 1, frm
-    cdef u64 candidates = PAWN_ATK[them][pos.ep] & pos.pieces[PAWN + 6 * us]
+    cdef u64 candidates = PAWN_ATK[them][pos.ep] & pawns
     cdef u64 captured = bit(pos.ep ^ 8), occ
     while candidates:
         frm = pop_lsb(&candidates)
@@ -134,6 +133,23 @@ cdef int generate_moves(const Position* pos, Move* moves, int kind) noexcept nog
 
     Returns how many were written (at most MAX_MOVES).
     """
+    return generate_from(pos, moves, kind, ~<u64>0)
+
+
+cdef bint is_legal(const Position* pos, Move m, int kind) noexcept nogil:
+    """Whether ``m`` (any 16 bits: a table's move may be another position's)
+    is one of this position's legal moves of ``kind``: exactly when
+    generate_moves would list it, found by generating the one man's moves."""
+    cdef Move moves[32]             # one man's: a queen has at most 27, a king 8 and 2 castlings
+    cdef int frm = move_from(m), n
+    if pos.board[frm] == EMPTY or piece_color(pos.board[frm]) != pos.stm:
+        return False
+    n = generate_from(pos, moves, kind, bit(frm))
+    return contains(moves, 0, n, m)
+
+
+cdef inline int generate_from(const Position* pos, Move* moves, int kind, u64 from_mask) noexcept nogil:
+    """generate_moves for the men on ``from_mask`` only, in the same order."""
     cdef int us = pos.stm, them = pos.stm ^ 1
     cdef int ksq = pos.king[us], n = 0, frm
     cdef u64 own = pos.occ[us], occ = pos.all
@@ -142,8 +158,9 @@ cdef int generate_moves(const Position* pos, Move* moves, int kind) noexcept nog
     cdef u64 target, b, a
     cdef u64 kind_mask = (~own if kind == GEN_ALL else
                           pos.occ[them] if kind == GEN_NOISY else ~occ)
+    cdef bint king = (from_mask & bit(ksq)) != 0
 
-    b = KING_ATK[ksq] & kind_mask
+    b = KING_ATK[ksq] & kind_mask if king else 0
     while b:
         frm = pop_lsb(&b)
         if not square_attacked(pos, frm, them, occ ^ bit(ksq)):
@@ -153,21 +170,21 @@ cdef int generate_moves(const Position* pos, Move* moves, int kind) noexcept nog
         return n                    # double check: only the king may move
 
     target = (BETWEEN[ksq][lsb(checkers)] | checkers) if checkers else ~own
-    n = gen_pawn_moves(pos, moves, n, kind, target, pinned, ksq)
+    n = gen_pawn_moves(pos, moves, n, kind, target, pinned, ksq, pos.pieces[PAWN + 6 * us] & from_mask)
     target &= kind_mask
 
-    b = pos.pieces[KNIGHT + 6 * us] & ~pinned     # a pinned knight can never move
+    b = pos.pieces[KNIGHT + 6 * us] & ~pinned & from_mask     # a pinned knight can never move
     while b:
         frm = pop_lsb(&b)
         n = add_piece_moves(moves, n, frm, KNIGHT_ATK[frm] & target)
-    b = diagonal_sliders(pos, us)
+    b = diagonal_sliders(pos, us) & from_mask
     while b:
         frm = pop_lsb(&b)
         a = bishop_attacks(frm, occ) & target
         if pinned & bit(frm):
             a &= LINE[ksq][frm]
         n = add_piece_moves(moves, n, frm, a)
-    b = straight_sliders(pos, us)
+    b = straight_sliders(pos, us) & from_mask
     while b:
         frm = pop_lsb(&b)
         a = rook_attacks(frm, occ) & target
@@ -175,6 +192,6 @@ cdef int generate_moves(const Position* pos, Move* moves, int kind) noexcept nog
             a &= LINE[ksq][frm]
         n = add_piece_moves(moves, n, frm, a)
 
-    if kind != GEN_NOISY and not checkers:
+    if kind != GEN_NOISY and not checkers and king:
         n = gen_castling(pos, moves, n, ksq)
     return n

@@ -1,9 +1,11 @@
 # The staged move picker: TT move, good captures, (move chains,) killers,
 # quiet moves (as the selected scorer ranks them), then losing captures.
 #
-# Moves are generated legal, all at once; the stages decide the order, and
-# the (possibly costly) quiet-move scorer only runs if the node gets that far.
-# The Picker struct itself is in search_state.pxi.
+# Moves are generated legal, all at once, but only when the TT move has not
+# refuted the node: it is checked alone (is_legal), and most nodes that have
+# one need no other. The stages decide the order, and the (possibly costly)
+# quiet-move scorer only runs if the node gets that far. The Picker struct
+# itself is in search_state.pxi.
 
 from libc.math cimport exp, log
 
@@ -25,21 +27,13 @@ cdef enum:
 
 cdef void picker_init(Picker* p, Search* s, Move tt_move, int ply, int depth,
                       bint captures_only) noexcept nogil:
-    """Generate and partition the moves; ``captures_only`` for quiescence (not in check)."""
+    """Set up the stages (the moves are generated later, by picker_generate);
+    ``captures_only`` for quiescence (not in check)."""
     cdef const Position* pos = &s.pos
-    cdef int i, j = 0
-    cdef Move tmp
     p.captures_only = captures_only
     p.net_allowed = True
-    p.n = generate_moves(pos, p.moves, GEN_NOISY if captures_only else GEN_ALL)
-    for i in range(p.n):
-        if is_noisy(pos, p.moves[i]):
-            tmp = p.moves[i]
-            p.moves[i] = p.moves[j]
-            p.moves[j] = tmp
-            j += 1
-    p.n_noisy = j
-    p.tt_move = tt_move if tt_move and contains(p.moves, 0, p.n, tt_move) else 0
+    p.generated = False
+    p.tt_move = tt_move if tt_move and is_legal(pos, tt_move, GEN_NOISY if captures_only else GEN_ALL) else 0
     if captures_only or ply > MAX_PLY:
         p.killers[0] = 0
         p.killers[1] = 0
@@ -63,6 +57,24 @@ cdef void picker_init(Picker* p, Search* s, Move tt_move, int ply, int depth,
     p.from_chain = False
     p.from_table = False
     p.stage = STAGE_TT
+
+
+cdef void picker_generate(Picker* p, const Position* pos) noexcept nogil:
+    """Generate the node's moves, the noisy ones first (once; every reader of
+    ``p.moves`` or ``p.n`` calls it, or comes after the captures' stage)."""
+    cdef int i, j = 0
+    cdef Move tmp
+    if p.generated:
+        return
+    p.generated = True
+    p.n = generate_moves(pos, p.moves, GEN_NOISY if p.captures_only else GEN_ALL)
+    for i in range(p.n):
+        if is_noisy(pos, p.moves[i]):
+            tmp = p.moves[i]
+            p.moves[i] = p.moves[j]
+            p.moves[j] = tmp
+            j += 1
+    p.n_noisy = j
 
 
 cdef inline Move* counter_slot(Search* s, const Position* pos) noexcept nogil:
@@ -180,6 +192,7 @@ cdef Move picker_next(Picker* p, Search* s, int ply) noexcept nogil:
             if p.tt_move:
                 return p.tt_move
         elif p.stage == STAGE_CAPTURES_INIT:
+            picker_generate(p, pos)
             for i in range(p.n_noisy):
                 p.scores[i] = mvv_lva(pos, p.moves[i])
                 if s.opt.capture_history:

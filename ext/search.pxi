@@ -297,6 +297,7 @@ cdef void reward_quiet_cutoff(Search* s, Picker* picker, Move m, Move* tried, in
         if counter != NULL:
             counter[0] = m
     if s.cutoffs != NULL:
+        picker_generate(picker, pos)    # the TT move may have been all this node tried
         record_cutoff(s.cutoffs, pos, &picker.moves[picker.n_noisy],
                       picker.n - picker.n_noisy, m, depth, quiets - 1)
     if s.opt.move_chains:

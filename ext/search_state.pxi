@@ -209,6 +209,7 @@ ctypedef struct Picker:
     float nn_logz               # with has_nn: log of the sum of exp(nn) over the quiet moves
     float last_prob             # the net's probability (softmax over the quiet moves) of the
                                 # move just returned; -1 when the net did not rank it
+    bint generated              # moves, n and n_noisy are set (picker_generate)
     int n
     int n_noisy
     int stage
@@ -229,14 +230,6 @@ ctypedef struct Picker:
     int chain_index
     bint from_chain             # the move just returned came from the chains
     bint from_table             # ... or from the move tables
-
-
-cdef inline bint contains(const Move* moves, int start, int end, Move m) noexcept nogil:
-    cdef int i
-    for i in range(start, end):
-        if moves[i] == m:
-            return True
-    return False
 
 
 cdef inline double now_ms() noexcept nogil:

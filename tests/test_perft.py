@@ -1,9 +1,10 @@
 """Perft: every suite position at every depth that fits the CI budget."""
+import random
 from pathlib import Path
 
 import pytest
 
-from engine._core import Board
+from engine._core import Board, legal_move_codes
 from engine.perft import check_position, is_chess960_suite, parse_perft_line, read_suite
 
 SUITES = sorted((Path(__file__).parent / "fixtures" / "perft").glob("*.epd"))
@@ -75,3 +76,22 @@ def test_every_line_of_every_suite() -> None:
     result = check_suites(suites, None, jobs=2, hash_mb=64)
     assert not result.mismatches, result.mismatches[:5]
     assert result.checks > 40_000
+
+
+def test_single_move_check_agrees_with_generation() -> None:
+    """The search checks a table's move alone (is_legal) before it generates
+    a node's moves: every one of the 65,536 move codes must pass exactly when
+    the generator lists it, for each kind, in suite positions (double checks,
+    pins, en passant, Chess960 castling) and positions a few random plies on."""
+    rng = random.Random(7)
+    fens = [(fen, is_chess960_suite(suite)) for suite in SUITES for fen, _ in list(read_suite(suite))[::6]]
+    assert len(fens) > 100
+    for fen, chess960 in fens:
+        board = Board(fen, chess960)
+        for _ in range(rng.randrange(4)):
+            moves = board.legal_moves()
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+        for kind in ("all", "noisy", "quiet"):
+            assert legal_move_codes(board, kind, by_check=True) == legal_move_codes(board, kind), (board.fen(), kind)
