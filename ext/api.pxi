@@ -395,6 +395,17 @@ def legal_move_codes(Board board, str kind="all", bint by_check=False) -> list[i
     return sorted(moves[i] for i in range(n))
 
 
+def exchanges(Board board) -> dict:
+    """Each legal move's static exchange in centipawns (see.pxi): for tests.
+
+    >>> exchanges(Board("4k3/8/3p4/4p3/8/8/4R3/4K3 w - - 0 1"))["e2e5"]
+    -400
+    """
+    cdef Move moves[MAX_MOVES]
+    cdef int n = generate_moves(&board.pos, moves, GEN_ALL), i
+    return {move_to_uci(&board.pos, moves[i]): see(&board.pos, moves[i]) for i in range(n)}
+
+
 cdef bint is_quiet(Position* pos) noexcept nogil:
     """Not in check and no capture or promotion that wins material (static
     exchange > 0): a position whose static value a search would stand on."""
