@@ -260,6 +260,9 @@ OPTIONS: tuple[Option, ...] = (
           "(off until games say otherwise)", _SEARCH, "history_pruning"),
     check("CorrectionHistory", False, "the static evaluation plus its average error, measured by the search, "
           "in positions with the same pawns (off until games say otherwise)", _SEARCH, "correction"),
+    check("NonPawnCorrection", False, "with CorrectionHistory, the error is also averaged per each side's "
+          "pieces other than pawns, and the correction is the three averages' blend (off until games say "
+          "otherwise)", _SEARCH, "nonpawn_correction"),
     check("TTEval", False, "pruning starts from the table's score where its bound says the position is worth "
           "more (or less) than the static evaluation (off until games say otherwise)", _SEARCH, "tt_eval"),
     check("CaptureHistory", False, "good captures ordered by the victim and by how such a capture (piece, square, "

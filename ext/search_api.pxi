@@ -147,6 +147,7 @@ cdef class Searcher:
         self.s.opt.history_lmr = False
         self.s.opt.history_pruning = False
         self.s.opt.correction = False
+        self.s.opt.nonpawn_correction = False
         self.s.opt.tt_eval = False
         self.s.opt.capture_history = False
         self.s.opt.time_mode = TIME_STABILITY
@@ -162,6 +163,7 @@ cdef class Searcher:
         memset(self.s.cont_stats, 0, sizeof(self.s.cont_stats))
         memset(self.s.capture_stats, 0, sizeof(self.s.capture_stats))
         memset(self.s.corr_pawn, 0, sizeof(self.s.corr_pawn))
+        memset(self.s.corr_nonpawn, 0, sizeof(self.s.corr_nonpawn))
         memset(self.s.counters, 0, sizeof(self.s.counters))
         memset(self.s.excluded, 0, sizeof(self.s.excluded))
         self.s.opt.nmm_prob_high = 0.2
@@ -285,6 +287,7 @@ cdef class Searcher:
         memset(self.s.cont_stats, 0, sizeof(self.s.cont_stats))
         memset(self.s.capture_stats, 0, sizeof(self.s.capture_stats))
         memset(self.s.corr_pawn, 0, sizeof(self.s.corr_pawn))
+        memset(self.s.corr_nonpawn, 0, sizeof(self.s.corr_nonpawn))
         chains_clear(self.s)
         memset(self.group.busy, 0, sizeof(self.group.busy))
         self.s.hhupdate = 0
@@ -613,6 +616,7 @@ cdef class Searcher:
                   probcut: bool | None = None, cut_node_lmr: bool | None = None,
                   cont_history: bool | None = None, history_lmr: bool | None = None,
                   history_pruning: bool | None = None, correction: bool | None = None,
+                  nonpawn_correction: bool | None = None,
                   tt_eval: bool | None = None, capture_history: bool | None = None,
                   improving: bool | None = None,
                   check_extension: bool | None = None,
@@ -667,6 +671,8 @@ cdef class Searcher:
             self.s.opt.history_pruning = history_pruning
         if correction is not None:
             self.s.opt.correction = correction
+        if nonpawn_correction is not None:
+            self.s.opt.nonpawn_correction = nonpawn_correction
         if tt_eval is not None:
             self.s.opt.tt_eval = tt_eval
         if capture_history is not None:

@@ -166,13 +166,14 @@ cdef class LabSearcher(Searcher):
     def eval_correction(self, Board board) -> int:
         """The centipawns CorrectionHistory adds to the static evaluation of
         ``board`` now: what the searches so far measured for its pawns and
-        side to move (correction.pxi; read whether the option is on or not).
+        side to move, blended with its pieces' with NonPawnCorrection
+        (correction.pxi; read whether CorrectionHistory is on or not).
 
         >>> lab = LabSearcher(hash_mb=1)
         >>> lab.eval_correction(Board())
         0
         """
-        return self.s.corr_pawn[board.pos.stm][corr_index(&board.pos)] // CORR_GRAIN
+        return correction(self.s, &board.pos)
 
     def table_eval(self, Board board):
         """The static evaluation the transposition table keeps beside its

@@ -51,6 +51,7 @@ ctypedef struct SearchOptions:
     bint history_lmr        # reduce late quiet moves less, or more, as those statistics say
     bint history_pruning    # near the leaves, skip late quiet moves those statistics call bad
     bint correction         # the static evaluation corrected by its measured error per pawn structure (correction.pxi)
+    bint nonpawn_correction # ... and per each side's other pieces
     bint tt_eval            # pruning starts from a table score that bounds the truth beyond the static evaluation
     bint capture_history    # order the good captures by victim and by their statistics (stats.pxi)
     int time_mode           # a TIME_* mode, TIME_MODES' index (search.pxi)
@@ -141,6 +142,7 @@ ctypedef struct Search:
     int16_t cont_stats[12 * 64][12 * 64]    # [piece, to of a move][piece, to of the move after it]
     int16_t capture_stats[12][64][7]    # [piece][to][captured type, 6: none]: captures' statistics (stats.pxi)
     int16_t corr_pawn[2][CORR_SIZE]   # [side to move][pawn structure]: the evaluation's average error (correction.pxi)
+    int16_t corr_nonpawn[2][2][CORR_SIZE]  # [side to move][colour][that colour's other pieces]: the same
     int cont_key[MAX_PLY + 2]   # per ply, piece * 64 + to of the move made there (-1: a null move)
     int history[2][64][64]  # [side][from][to], rewarded by depth * depth on cut-offs
     u64 hhupdate            # how many rewards were given: scorers normalise by it

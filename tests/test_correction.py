@@ -2,6 +2,7 @@
 static evaluation, kept per pawn structure and side to move and added to the
 evaluation the search prunes by."""
 import chess
+import pytest
 
 from engine._core import Board, LabSearcher
 from engine.bench import POSITIONS
@@ -55,12 +56,13 @@ def test_the_entry_belongs_to_the_pawns_and_the_side_to_move() -> None:
     assert lab.eval_correction(Board(board.fen())) != here
 
 
-def test_clear_forgets_it_and_searches_repeat() -> None:
+@pytest.mark.parametrize("nonpawn", [False, True])
+def test_clear_forgets_it_and_searches_repeat(nonpawn: bool) -> None:
     """A search after clear() is a fresh searcher's, node for node, with the
-    correction on (the table is emptied with the rest)."""
+    correction on (the tables are emptied with the rest)."""
     lab, fresh = LabSearcher(hash_mb=8), LabSearcher(hash_mb=8)
     for searcher in (lab, fresh):
-        searcher.configure(correction=True)
+        searcher.configure(correction=True, nonpawn_correction=nonpawn)
     corrections(lab)
     lab.clear()
     assert lab.eval_correction(Board(POSITIONS[0])) == 0
@@ -97,3 +99,36 @@ def successors(board: chess.Board) -> list[chess.Board]:
         found.append(board.copy(stack=False))
         board.pop()
     return found
+
+
+def test_the_pieces_tables_wait_for_the_correction() -> None:
+    """NonPawnCorrection alone learns nothing and searches the plain tree."""
+    lab, plain = LabSearcher(hash_mb=8), LabSearcher(hash_mb=8)
+    lab.configure(nonpawn_correction=True)
+    assert corrections(lab) == corrections(plain) == [0, 0, 0, 0]
+    fen = POSITIONS[5]
+    assert lab.search(Board(fen), depth=9)["nodes"] == plain.search(Board(fen), depth=9)["nodes"]
+
+
+def test_with_the_pieces_tables_a_piece_move_changes_the_correction() -> None:
+    """The pawns' table alone reads the same after a quiet piece move (the
+    test above); blended with the pieces' tables the correction follows the
+    pieces too, and stays within the limit."""
+    lab = LabSearcher(hash_mb=8)
+    lab.configure(correction=True, nonpawn_correction=True)
+    found = corrections(lab)
+    assert any(found) and all(abs(c) <= LIMIT for c in found)
+    board = chess.Board(POSITIONS[1])
+    lab.search(Board(board.fen()), depth=9)
+    here = lab.eval_correction(Board(board.fen()))
+    changed = 0
+    for move in [m for m in board.legal_moves if board.piece_type_at(m.from_square) != chess.PAWN
+                 and not board.is_capture(m)][:8]:
+        board.push(move)
+        reply = next(m for m in board.legal_moves if board.piece_type_at(m.from_square) != chess.PAWN
+                     and not board.is_capture(m))
+        board.push(reply)
+        changed += lab.eval_correction(Board(board.fen())) != here
+        board.pop()
+        board.pop()
+    assert changed >= 4
