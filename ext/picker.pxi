@@ -2,8 +2,8 @@
 # quiet moves (as the selected scorer ranks them), then losing captures.
 #
 # Moves are generated legal, all at once, but only when the TT move has not
-# refuted the node: it is checked alone (is_legal), and most nodes that have
-# one need no other. The stages decide the order, and the (possibly costly)
+# refuted the node: it is checked alone (is_legal), so that a node it refutes
+# generates nothing. The stages decide the order, and the (possibly costly)
 # quiet-move scorer only runs if the node gets that far. The Picker struct
 # itself is in search_state.pxi.
 
