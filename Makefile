@@ -8,7 +8,7 @@ JOBS   ?= 2
 DEPS   := $(VENV)/.deps-installed
 CORE   := build/.core-built
 
-.PHONY: docs syzygy-study syzygy-match texel-data texel texel-own search-sprt sprt-status screens-status endgame-match strength-gauntlet strength-gauntlet-before threads-study threads-match threads-soak compress-pgns cutoffs nmm-cut tree-size tree-size-deep chessmaps-study regions strategy run build test test-all perft-full bench-perft bench bench-builds wac fuzz soak matches gauntlet ablation \
+.PHONY: docs syzygy-study syzygy-match texel-data texel texel-own search-sprt sprt-queue queue-status sprt-status screens-status endgame-match strength-gauntlet strength-gauntlet-before threads-study threads-match threads-soak compress-pgns cutoffs nmm-cut tree-size tree-size-deep chessmaps-study regions strategy run build test test-all perft-full bench-perft bench bench-builds wac fuzz soak matches gauntlet ablation \
         td-data td-net td-leaf td-match td-sprt td-bench evaluators selfplay nnue-gauntlet nnue-net nnue-bench nnue-scaling \
         nnue-screen nnue-sprt pgn-records wdl-model wdl-fit elo-ladder tune-build tune-search tune-sprt clean
 
@@ -361,6 +361,15 @@ search-sprt: build
 	    --concurrency $(or $(CONCURRENCY),1) $(if $(RESUME),--resume --log $(SPRT_DIR)/$(OPTION)$(PART).log) \
 	    --pgn $(SPRT_DIR)/$(OPTION)$(PART).pgn | tee -a $(SPRT_DIR)/$(OPTION)$(PART).log
 	$(call gzip-pgn,$(SPRT_DIR)/$(OPTION)$(PART).pgn)
+
+# The queued tests (a queue file beside their logs), each played on to its verdict in turn;
+# queue-status: where each stands.
+QUEUE ?= reports/strength/nnue/queue.txt
+sprt-queue: build
+	$(PY) -m engine.cli sprt-queue $(QUEUE) --cap $(or $(SPRT_CAP),3000) --concurrency $(or $(CONCURRENCY),2) --run
+
+queue-status:
+	@$(PY) -m engine.cli sprt-queue $(QUEUE) --cap $(or $(SPRT_CAP),3000)
 
 sprt-status:
 	$(PY) -m engine.cli match-log $(if $(PART),$(SPRT_DIR)/$(OPTION)$(PART).log,$(sort $(wildcard $(SPRT_DIR)/$(OPTION).log $(SPRT_DIR)/$(OPTION)_?.log))) \

@@ -27,6 +27,7 @@ import engine.tools.frozen
 import engine.tools.match_log
 import engine.tools.pgn_volumes
 import engine.tools.sprt
+import engine.tools.sprt_queue
 import engine.train.td
 import engine.train.tictactoe
 import engine.uci
@@ -36,7 +37,7 @@ MODULES = [engine._core, engine.data.batches, engine.data.endgame_starts, engine
            engine.evaluation.weights, engine.nets, engine.options, engine.perft,
            engine.protocol, engine.session, engine.study.ordering, engine.timeman, engine.train.td,
            engine.train.tictactoe, engine.uci, engine.search_params, engine.tools.frozen,
-           engine.tools.pgn_volumes, engine.study.sprt_truncation, engine.tools.sprt]     # td_run's phase rule example: engine.nets
+           engine.tools.pgn_volumes, engine.study.sprt_truncation, engine.tools.sprt, engine.tools.sprt_queue]     # td_run's phase rule example: engine.nets
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)

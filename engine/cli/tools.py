@@ -131,6 +131,29 @@ def match_log(logs: tuple[str, ...], sprt: tuple[float, float], sprt_model: str,
     click.echo(summary([Path(log) for log in logs], *sprt, sprt_model, sprt_cap))
 
 
+@click.command("sprt-queue")
+@click.argument("queue", type=click.Path(exists=True, dir_okay=False))
+@click.option("--sprt-dir", type=click.Path(file_okay=False), default=None,
+              help="Where the tests' logs and PGNs are (default: the queue file's folder).")
+@click.option("--cap", type=click.IntRange(1), default=3000, show_default=True, help="The SPRTs' cap in games.")
+@click.option("--concurrency", type=click.IntRange(1), default=2, show_default=True)
+@click.option("--run", "play", is_flag=True, help="Play the first undecided test on, then the next, to the end.")
+def sprt_queue(queue: str, sprt_dir: str | None, cap: int, concurrency: int, play: bool) -> None:
+    """The queued SPRTs [0, 10] of the search options, one line each: decided,
+    undecided or not begun; with --run, each played on to its verdict in turn
+    (engine/tools/sprt_queue.py says how a test finds its seed and build)."""
+    from engine.tools.sprt_queue import describe, read_queue, run, state
+    try:
+        tests = read_queue(Path(queue).read_text())
+    except ValueError as e:
+        raise click.ClickException(str(e))
+    folder = Path(sprt_dir) if sprt_dir else Path(queue).parent
+    for test in tests:
+        click.echo(describe(test, state(test, folder, cap)))
+    if play and not run(tests, folder, cap, concurrency, echo=click.echo):
+        sys.exit(1)
+
+
 @click.command("pack-pgn")
 @click.argument("pgns", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
 @click.option("--per-volume", type=click.IntRange(1), default=None,

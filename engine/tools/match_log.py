@@ -67,21 +67,27 @@ def read_games(path: Path) -> list[tuple[float, int]]:
     return [(g.a_score, g.opening or k // 2 + 1) for k, g in enumerate(logged_games(path))]
 
 
-def summary(paths: Path | list[Path], elo0: float = 0.0, elo1: float = 10.0,
-            model: str = "normalized", cap: int = 0) -> str:
-    """The match's figures over the games of ``paths`` (one log, or several
-    read as one); ``cap``: the SPRT's cap in games (0: none), see ``sprt.Sprt``."""
-    paths = [paths] if isinstance(paths, Path) else paths
+def scores_and_pairs(paths: list[Path]) -> tuple[list[float], list[tuple[float, float]], list[int]]:
+    """Engine A's score in each game of ``paths`` (read as one match), the
+    pairs of games played from one opening, and the game that completed
+    each pair."""
     scores, pairs, ends = [], [], []
     for path in paths:              # openings are numbered per log: pair within each
-        games = read_games(path)
         by_opening: dict[int, list[float]] = {}
-        for score, opening in games:
+        for score, opening in read_games(path):
             by_opening.setdefault(opening, []).append(score)
             scores.append(score)
             if len(by_opening[opening]) == 2:
                 pairs.append(tuple(by_opening[opening]))
-                ends.append(len(scores))    # the game that completed the pair
+                ends.append(len(scores))
+    return scores, pairs, ends
+
+
+def summary(paths: Path | list[Path], elo0: float = 0.0, elo1: float = 10.0,
+            model: str = "normalized", cap: int = 0) -> str:
+    """The match's figures over the games of ``paths`` (one log, or several
+    read as one); ``cap``: the SPRT's cap in games (0: none), see ``sprt.Sprt``."""
+    scores, pairs, ends = scores_and_pairs([paths] if isinstance(paths, Path) else paths)
     w, d, l = scores.count(1.0), scores.count(0.5), scores.count(0.0)
     _, elo, err = sprt.score_elo(scores)
     penta = sprt.pentanomial(pairs)
@@ -95,11 +101,20 @@ def summary(paths: Path | list[Path], elo0: float = 0.0, elo1: float = 10.0,
             f"{first_crossing(pairs, ends, elo0, elo1, model, cap)}")
 
 
-def first_crossing(pairs: list[tuple[float, float]], ends: list[int], elo0: float, elo1: float,
-                   model: str, cap: int = 0) -> str:
-    """Where the SPRT first decided, pair by pair in the logs' order: a
-    match stopped by hand or by a watcher often plays on past that point,
-    and the test's verdict is the one at the crossing ("" if none). With a
+class Crossing(NamedTuple):
+    """Where an SPRT decided."""
+    decided: str                # "H0" or "H1"
+    game: int                   # the game that completed the deciding pair
+    pair: int                   # that pair, from 1
+    llr: float
+    by_cap: bool                # decided by the cap, no bound crossed
+
+
+def crossing(pairs: list[tuple[float, float]], ends: list[int], elo0: float, elo1: float,
+             model: str, cap: int = 0) -> Crossing | None:
+    """Where the SPRT first decided, pair by pair in the logs' order (None:
+    not yet): a match stopped by hand or by a watcher often plays on past
+    that point, and the test's verdict is the one at the crossing. With a
     cap, a test undecided at the cap is decided there by its LLR's sign."""
     test = sprt.Sprt(elo0, elo1, model=model, cap=cap)
     counts = [0] * 5
@@ -107,6 +122,15 @@ def first_crossing(pairs: list[tuple[float, float]], ends: list[int], elo0: floa
         counts[round(2 * sum(pair))] += 1
         value, decided = test.verdict(counts)
         if decided:
-            how = f", at the cap of {cap} games" if test.by_cap(counts, value) else ""
-            return f"; {decided} accepted at game {end} (pair {k + 1}, LLR {value:.2f}{how})"
-    return ""
+            return Crossing(decided, end, k + 1, value, test.by_cap(counts, value))
+    return None
+
+
+def first_crossing(pairs: list[tuple[float, float]], ends: list[int], elo0: float, elo1: float,
+                   model: str, cap: int = 0) -> str:
+    """``crossing`` as the summary's last clause ("" if none)."""
+    found = crossing(pairs, ends, elo0, elo1, model, cap)
+    if found is None:
+        return ""
+    how = f", at the cap of {cap} games" if found.by_cap else ""
+    return f"; {found.decided} accepted at game {found.game} (pair {found.pair}, LLR {found.llr:.2f}{how})"
