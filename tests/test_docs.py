@@ -115,3 +115,13 @@ def test_reports_is_a_folder_per_topic_each_with_its_readme() -> None:
     assert not loose, f"files at the top of reports/ (give each a topic folder): {loose}"
     without = sorted(p.name for p in reports.iterdir() if p.is_dir() and not (p / "README.md").exists())
     assert not without, f"report folders without a README.md naming their commands: {without}"
+
+
+def test_the_map_names_every_file_of_the_core() -> None:
+    """docs/architecture.md's map of ext/ has a line for each source file
+    (search_params.h is made from engine/search_params.py at build time)."""
+    text = (REPO / "docs" / "architecture.md").read_text()
+    sources = [p.name for p in (REPO / "ext").iterdir() if p.suffix in (".pyx", ".pxi", ".h")]
+    missing = sorted(name for name in sources
+                     if name != "search_params.h" and not re.search(rf"^  {re.escape(name)}\s", text, re.M))
+    assert not missing, f"ext/ files the map in docs/architecture.md does not name: {missing}"
