@@ -285,3 +285,21 @@ def test_match_resume_on_the_command_line_reports_the_earlier_failures(tmp_path)
 
 def test_the_docstring_examples():
     assert doctest.testmod(runner).failed == 0
+
+
+def test_a_second_match_on_the_same_pgn_stops_at_once(tmp_path):
+    """Two matches writing one PGN would rewrite each other's record: the
+    second is refused while the first holds the lock, and may go once it is gone."""
+    from engine.cli import main
+    from engine.cli.common import hold_pgn
+    book = tmp_path / "start.epd"
+    book.write_text(chess.Board().epd() + "\n")
+    pgn = tmp_path / "games.pgn"
+    args = ["match", " ".join(good().command), " ".join(good().command), "--games", "2", "--depth", "1",
+            "--openings", str(book), "--pgn", str(pgn)]
+    first = hold_pgn(pgn)
+    refused = CliRunner().invoke(main, args)
+    assert refused.exit_code != 0 and "another match is writing" in refused.output
+    assert not pgn.exists()
+    first.close()
+    assert CliRunner().invoke(main, args).exit_code == 0

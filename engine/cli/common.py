@@ -1,7 +1,9 @@
 """What several commands share: the openings, the clock, the match runners."""
 from __future__ import annotations
 
+import fcntl
 from pathlib import Path
+from typing import IO
 
 import click
 
@@ -48,3 +50,16 @@ def engine_options(items: tuple[str, ...]) -> dict[str, str]:
 
 option_flag = click.option("--option", "option_items", multiple=True, metavar="NAME=VALUE",
                            help="A UCI option on top of the engine's defaults (docs/options.md); repeatable.")
+
+
+def hold_pgn(pgn: Path) -> IO:
+    """An exclusive lock on ``PGN.lock``, held while the returned file stays
+    open: a second match writing the same PGN (a test started twice, by hand
+    and by the queue) stops at once instead of rewriting the first one's record."""
+    handle = open(pgn.with_name(pgn.name + ".lock"), "w")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        raise click.ClickException(f"another match is writing {pgn} (its lock: {handle.name})") from None
+    return handle

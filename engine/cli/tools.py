@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from engine.cli.common import clock, opening_book, require_runner
+from engine.cli.common import clock, hold_pgn, opening_book, require_runner
 
 
 # The built-in runner charges its own latency to the engine; this forgives an overrun.
@@ -85,6 +85,8 @@ def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | Non
     margin = time_margin_ms / 1000
     boards = load_openings(opening_book(openings), (games + 1) // 2, seed)
     played = []
+    if pgn:                             # held to the end of the command, however it ends
+        click.get_current_context().call_on_close(hold_pgn(Path(pgn)).close)
     if log_path and not resume:
         raise click.BadParameter("a log is read to resume a match", param_hint="--log")
     if resume:
