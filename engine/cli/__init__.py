@@ -24,6 +24,6 @@ def main(ctx: click.Context, research: bool) -> None:
 
 
 for command in (run.uci, run.perft, run.bench_perft, run.bench_eval, run.bench_builds, run.bench, run.suite,
-                tools.match, tools.match_log, tools.sprt_queue, tools.pack_pgn, tools.tournament, tools.sweep, tools.tune,
-                tools.latency, tools.startup, tools.fuzz, data.data, train.train_group, study.study):
+                tools.match, tools.match_log, tools.sprt_queue, tools.pack_pgn, tools.tournament, tools.sweep,
+                tools.tune, tools.latency, tools.startup, tools.fuzz, data.data, train.train_group, study.study):
     main.add_command(command)
