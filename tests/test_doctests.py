@@ -15,6 +15,7 @@ import engine.perft
 import engine.protocol
 import engine.search_params
 import engine.session
+import engine.study.adjudication
 import engine.study.clock_use
 import engine.study.endgame_losses
 import engine.study.ordering
@@ -37,7 +38,8 @@ MODULES = [engine._core, engine.data.batches, engine.data.endgame_starts, engine
            engine.evaluation.weights, engine.nets, engine.options, engine.perft,
            engine.protocol, engine.session, engine.study.ordering, engine.timeman, engine.train.td,
            engine.train.tictactoe, engine.uci, engine.search_params, engine.tools.frozen,
-           engine.tools.pgn_volumes, engine.study.sprt_truncation, engine.tools.sprt, engine.tools.sprt_queue]     # td_run's phase rule example: engine.nets
+           engine.tools.pgn_volumes, engine.study.sprt_truncation, engine.tools.sprt, engine.tools.sprt_queue,
+           engine.study.adjudication]     # td_run's phase rule example: engine.nets
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)

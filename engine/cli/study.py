@@ -281,6 +281,29 @@ def study_sprt_cap(counts: str, elos_h: tuple[float, float], elos: str, caps: st
     emit(report(rows, *elos_h, [int(c) for c in pent], runs, max_games), out)
 
 
+@study.command("adjudication")
+@click.argument("pgns", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--rule", "rules", multiple=True, metavar="WIN_CP/WIN_PLIES/DRAW_PLY/DRAW_CP/DRAW_PLIES",
+              default=("1000/8/80/10/16", "800/8/80/10/16", "600/8/80/10/16", "500/8/80/10/16", "400/8/80/10/16",
+                       "600/6/80/10/16", "600/8/60/15/12", "600/8/60/20/10", "500/6/60/15/12"),
+              show_default=True, help="A rule to replay the games through (repeatable); the first is the runner's.")
+@click.option("--out", type=click.Path(dir_okay=False), help="Write the report here too.")
+def study_adjudication(pgns: tuple[str, ...], rules: tuple[str, ...], out: str | None) -> None:
+    """What quicker adjudication rules would save of PGNS' thinking time, and which verdicts they would change."""
+    from engine.data.pgn import open_text
+    from engine.study.adjudication import parse_rule, replayed, report, tally
+    try:
+        parsed = [parse_rule(r) for r in rules]
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--rule")
+
+    def games():
+        for path in pgns:
+            with open_text(Path(path)) as source:
+                yield from replayed(source)
+    emit(report(*tally(games(), parsed)), out)
+
+
 @study.command("turning-points")
 @click.argument("pgns", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
 @click.option("--threshold", type=click.IntRange(1), default=100, show_default=True,
