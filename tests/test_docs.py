@@ -125,3 +125,15 @@ def test_the_map_names_every_file_of_the_core() -> None:
     missing = sorted(name for name in sources
                      if name != "search_params.h" and not re.search(rf"^  {re.escape(name)}\s", text, re.M))
     assert not missing, f"ext/ files the map in docs/architecture.md does not name: {missing}"
+
+
+def test_the_command_table_names_every_command() -> None:
+    """docs/architecture.md's table of commands has a row for each command
+    of the CLI, and for each of its groups' (study, train, data)."""
+    from engine.cli import main
+    text = (REPO / "docs" / "architecture.md").read_text()
+    groups = ("study", "train", "data")
+    names = [name for name in main.commands if name not in groups]
+    names += [f"{group} {name}" for group in groups for name in main.commands[group].commands]
+    missing = [name for name in names if f"`nmm-chess {name}" not in text]
+    assert not missing, f"commands the table in docs/architecture.md does not name: {missing}"
