@@ -8,7 +8,7 @@ JOBS   ?= 2
 DEPS   := $(VENV)/.deps-installed
 CORE   := build/.core-built
 
-.PHONY: docs syzygy-study syzygy-match texel-data texel texel-own search-sprt sprt-queue queue-status sprt-status screens-status endgame-match strength-gauntlet strength-gauntlet-before threads-study threads-match threads-soak compress-pgns cutoffs nmm-cut tree-size tree-size-deep chessmaps-study regions strategy run build test test-all perft-full bench-perft bench bench-builds wac fuzz soak matches gauntlet ablation \
+.PHONY: docs syzygy-study syzygy-match texel-data texel texel-own search-sprt sprt-queue queue-status stop-tests sprt-status screens-status endgame-match strength-gauntlet strength-gauntlet-before threads-study threads-match threads-soak compress-pgns cutoffs nmm-cut tree-size tree-size-deep chessmaps-study regions strategy run build test test-all perft-full bench-perft bench bench-builds wac fuzz soak matches gauntlet ablation \
         td-data td-net td-leaf td-match td-sprt td-bench evaluators selfplay nnue-gauntlet nnue-net nnue-bench nnue-scaling \
         nnue-screen nnue-sprt pgn-records wdl-model wdl-fit elo-ladder tune-build tune-search tune-sprt clean
 
@@ -446,6 +446,16 @@ strength-gauntlet-before: build
 # strength gauntlets end with it; run it by hand after any other match, or after a run cut short,
 # before committing its games.
 gzip-pgn = if [ -f $(1) ] && [ ! $(1).gz -nt $(1) ]; then $(PY) -m engine.cli pack-pgn $(1); fi
+# The end of a session: every test, tuning run and match stopped (their PGNs keep every game that
+# ended), then the PGNs gzipped for the commit. The patterns' brackets keep pkill off this recipe's own shell.
+stop-tests:
+	-pkill -f '[e]ngine.cli sprt-queue'
+	-pkill -f '[m]ake (search-sprt|tune-sprt|nnue-sprt|nnue-gauntlet)'
+	-pkill -f '[e]ngine.cli (match|tune|tournament)'
+	@sleep 3
+	-pkill -f '[v]ar/frozen/'
+	$(MAKE) -s compress-pgns
+
 compress-pgns:
 	@find reports -name '*.pgn' -print | while IFS= read -r f; do $(call gzip-pgn,"$$f"); done
 
