@@ -258,8 +258,9 @@ OPTIONS: tuple[Option, ...] = (
           "are good and lengthen it where they are bad", _SEARCH, "history_lmr"),
     check("HistoryPruning", False, "at depth 4 or less, a late quiet move with bad statistics is skipped "
           "(off until games say otherwise)", _SEARCH, "history_pruning"),
-    check("CorrectionHistory", False, "the static evaluation plus its average error, measured by the search, "
-          "in positions with the same pawns (off until games say otherwise)", _SEARCH, "correction"),
+    # On since its SPRT [0, 10] accepted H1 after 918 games at 10+0.1: +20.1 +- 14.3 Elo (reports/strength).
+    check("CorrectionHistory", True, "the static evaluation plus its average error, measured by the search, "
+          "in positions with the same pawns", _SEARCH, "correction"),
     check("NonPawnCorrection", False, "with CorrectionHistory, the error is also averaged per each side's "
           "pieces other than pawns, and the correction is the three averages' blend (off until games say "
           "otherwise)", _SEARCH, "nonpawn_correction"),

@@ -130,7 +130,7 @@ def test_bench_searches_with_the_engines_options_and_leaves_the_endgame_switch_a
     core = run_bench(Searcher(16), 6)[0]
     assert bench_nodes(6) != core
     assert bench_nodes(6, MoveOrdering="history", ContinuationHistory=False, EndgameRules=False,
-                       ProbCut=False, Eval="handwritten") == core      # the bare core evaluates by hand
+                       ProbCut=False, CorrectionHistory=False, Eval="handwritten") == core  # the bare core evaluates by hand
 
 
 def mirror(fen: str) -> str:
