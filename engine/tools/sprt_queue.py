@@ -75,8 +75,8 @@ def frozen_of(log: Path) -> str | None:
     """The frozen build a begun test plays, from its log's first line."""
     if not log.exists():
         return None
-    first = log.read_text().split("\n", 1)[0]
-    found = FROZEN.search(first)
+    with log.open() as text:
+        found = FROZEN.search(text.readline())
     return found.group(1) if found else None
 
 
