@@ -9,6 +9,15 @@ from libc.stdlib cimport calloc, free
 from libc.string cimport memcpy, memset
 
 
+# Searcher.configure's keywords that are not a SearchOptions field taken as it
+# comes: words stored as their index in a list, and counts brought into range.
+NAMED_SETTINGS = {"ordering": ("ordering", ORDERING_NAMES), "time_management": ("time_mode", TIME_MODES),
+                  "helper_depths": ("helper_depths", HELPER_DEPTHS)}
+NAMED_FIELDS = frozenset(field for field, words in NAMED_SETTINGS.values())
+COUNTED_SETTINGS = {"multipv": (1, MAX_MOVES), "move_tables": (0, MT_MAX_TRIES), "beam_width": (0, MAX_MOVES),
+                    "syzygy_probe_depth": (1, MAX_PLY), "syzygy_probe_limit": (0, SZ_PIECES)}
+
+
 cdef void report_iteration(Search* s, int lines) noexcept nogil:
     """An iteration is complete: report its first ``lines`` lines."""
     if s.owner == NULL:
@@ -598,157 +607,66 @@ cdef class Searcher:
 
     # --- options -------------------------------------------------------------
 
-    def configure(self, *, ordering: str | None = None, multipv: int | None = None,
-                  null_move: bool | None = None, lmr: bool | None = None,
-                  futility: bool | None = None, tt_cutoffs: bool | None = None,
-                  aspiration: bool | None = None, nmm_min_depth: int | None = None,
-                  nmm_cut_nodes_only: bool | None = None, hhweight: float | None = None, adaptive: bool | None = None,
-                  beta_nn: float | None = None, beta_hh: float | None = None,
-                  move_chains: bool | None = None, move_tables: int | None = None,
-                  forward_pruning: bool | None = None, beam_width: int | None = None,
-                  long_branches: bool | None = None, regions_net: bool | None = None,
-                  nmm_reductions: bool | None = None, nmm_pruning: bool | None = None,
-                  nmm_prob_high: float | None = None, nmm_prob_low: float | None = None,
-                  see_pruning: bool | None = None, singular: bool | None = None,
-                  double_extensions: bool | None = None,
-                  counter_moves: bool | None = None, razoring: bool | None = None,
-                  qs_checks: bool | None = None,
-                  probcut: bool | None = None, cut_node_lmr: bool | None = None,
-                  cont_history: bool | None = None, history_lmr: bool | None = None,
-                  history_pruning: bool | None = None, correction: bool | None = None,
-                  nonpawn_correction: bool | None = None,
-                  tt_eval: bool | None = None, capture_history: bool | None = None,
-                  improving: bool | None = None,
-                  check_extension: bool | None = None,
-                  time_management: str | None = None, helper_depths: str | None = None,
-                  defer_busy: bool | None = None, defer_depth: int | None = None,
-                  breadcrumbs: bool | None = None, syzygy_probe_depth: int | None = None,
-                  syzygy_50_move_rule: bool | None = None, syzygy_probe_limit: int | None = None) -> None:
-        """Set search options; None leaves one as it is.
+    def configure(self, **changes) -> None:
+        """Set search options by the names ``settings`` shows; None leaves one
+        as it is. All are checked before any is set: an unknown name is a
+        TypeError, a bad value a ValueError, and either leaves every option
+        as it was.
 
-        ``time_management``: how the thought on a clock bends to the search
-        (one of TIME_MODES; see ``think_factor``).
+        Switches take a bool (``null_move``, ``lmr``, ``singular``,
+        ``correction``, ... one for each method of the search). Names take
+        their list's words: ``ordering`` (ORDERING_NAMES), ``time_management``
+        (TIME_MODES: how the thought on a clock bends to the search, see
+        ``think_factor``), ``helper_depths`` (HELPER_DEPTHS, a study's
+        switch: which depths Lazy SMP helpers leave out). Counts are brought
+        into range: ``multipv``, ``move_tables`` (table moves a node tries),
+        ``beam_width``, ``syzygy_probe_depth`` and ``syzygy_probe_limit``.
 
-        ``helper_depths`` (a study's switch, `nmm-chess study threads --config`):
-        which depths Lazy SMP helpers leave out, one of HELPER_DEPTHS.
-        ``defer_busy``: with more than one thread, a move another thread is
+        With more than one thread: ``defer_busy``, a move another thread is
         searching at the same node is searched after the node's other moves,
-        at nodes of ``defer_depth`` (at least 1) or more.
-        ``breadcrumbs``: with more than one thread, late moves are reduced a
-        ply more at a node within 8 plies of the root that another thread is
-        searching too (Stockfish 11's breadcrumbs; on unless a study asks).
+        at nodes of ``defer_depth`` (at least 1) or more; ``breadcrumbs``,
+        late moves are reduced a ply more at a node within 8 plies of the
+        root that another thread is searching too (Stockfish 11's
+        breadcrumbs; on unless a study asks). With Syzygy tables
+        (``set_syzygy``): the search probes from ``syzygy_probe_depth`` on
+        (positions of the tables' largest size; smaller ones always);
+        ``syzygy_50_move_rule``, a win the fifty-move rule spoils counts as a
+        draw; ``syzygy_probe_limit``, no probe with more men than this.
 
-        With Syzygy tables (``set_syzygy``): ``syzygy_probe_depth``, the
-        search probes from this depth on (positions of the tables' largest
-        size; smaller ones always); ``syzygy_50_move_rule``, a win the
-        fifty-move rule spoils counts as a draw; ``syzygy_probe_limit``, no
-        probe with more men than this."""
-        if time_management is not None and time_management not in TIME_MODES:
-            raise ValueError(f"time_management must be one of {TIME_MODES}, not {time_management!r}")
-        if defer_busy is not None:
-            self.s.opt.defer_busy = defer_busy
-        if defer_depth is not None:
-            if defer_depth < 1:
-                raise ValueError(f"defer_depth must be at least 1, not {defer_depth}")
-            self.s.opt.defer_depth = defer_depth
-        if breadcrumbs is not None:
-            self.s.opt.breadcrumbs = breadcrumbs
-        if syzygy_probe_depth is not None:
-            self.s.opt.syzygy_probe_depth = max(1, min(int(syzygy_probe_depth), MAX_PLY))
-        if syzygy_50_move_rule is not None:
-            self.s.opt.syzygy_50_move_rule = syzygy_50_move_rule
-        if syzygy_probe_limit is not None:
-            self.s.opt.syzygy_probe_limit = max(0, min(int(syzygy_probe_limit), SZ_PIECES))
-        if helper_depths is not None:
-            self.s.opt.helper_depths = HELPER_DEPTHS.index(helper_depths)
-        if time_management is not None:
-            self.s.opt.time_mode = TIME_MODES.index(time_management)
-        if cont_history is not None:
-            self.s.opt.cont_history = cont_history
-        if history_lmr is not None:
-            self.s.opt.history_lmr = history_lmr
-        if history_pruning is not None:
-            self.s.opt.history_pruning = history_pruning
-        if correction is not None:
-            self.s.opt.correction = correction
-        if nonpawn_correction is not None:
-            self.s.opt.nonpawn_correction = nonpawn_correction
-        if tt_eval is not None:
-            self.s.opt.tt_eval = tt_eval
-        if capture_history is not None:
-            self.s.opt.capture_history = capture_history
-        if razoring is not None:
-            self.s.opt.razoring = razoring
-        if qs_checks is not None:
-            self.s.opt.qs_checks = qs_checks
-        if probcut is not None:
-            self.s.opt.probcut = probcut
-        if cut_node_lmr is not None:
-            self.s.opt.cut_node_lmr = cut_node_lmr
-        if improving is not None:
-            self.s.opt.improving = improving
-        if check_extension is not None:
-            self.s.opt.check_extension = check_extension
-        if see_pruning is not None:
-            self.s.opt.see_pruning = see_pruning
-        if singular is not None:
-            self.s.opt.singular = singular
-        if double_extensions is not None:
-            self.s.opt.double_extensions = double_extensions
-        if counter_moves is not None:
-            self.s.opt.counter_moves = counter_moves
-        if nmm_reductions is not None:
-            self.s.opt.nmm_reductions = nmm_reductions
-        if nmm_pruning is not None:
-            self.s.opt.nmm_pruning = nmm_pruning
-        if nmm_prob_high is not None:
-            if not 0 <= nmm_prob_high <= 1:
-                raise ValueError("nmm_prob_high is a probability")
-            self.s.opt.nmm_prob_high = nmm_prob_high
-        if nmm_prob_low is not None:
-            if not 0 <= nmm_prob_low <= 1:
-                raise ValueError("nmm_prob_low is a probability")
-            self.s.opt.nmm_prob_low = nmm_prob_low
-        if ordering is not None:
-            self.s.opt.ordering = ORDERING_NAMES.index(ordering)
-        if multipv is not None:
-            self.s.opt.multipv = max(1, min(int(multipv), MAX_MOVES))
-        if null_move is not None:
-            self.s.opt.null_move = null_move
-        if lmr is not None:
-            self.s.opt.lmr = lmr
-        if futility is not None:
-            self.s.opt.futility = futility
-        if tt_cutoffs is not None:
-            self.s.opt.tt_cutoffs = tt_cutoffs
-        if aspiration is not None:
-            self.s.opt.aspiration = aspiration
-        if nmm_min_depth is not None:
-            self.s.opt.nmm_min_depth = nmm_min_depth
-        if nmm_cut_nodes_only is not None:
-            self.s.opt.nmm_cut_nodes_only = nmm_cut_nodes_only
-        if hhweight is not None:
-            if not hhweight > 0:
-                raise ValueError("the history weight must be positive")
-            self.s.opt.hhweight = hhweight
-        if adaptive is not None:
-            self.s.opt.adaptive = adaptive
-        if beta_nn is not None:
-            self.s.opt.beta_nn = beta_nn
-        if beta_hh is not None:
-            self.s.opt.beta_hh = beta_hh
-        if move_chains is not None:
-            self.s.opt.move_chains = move_chains
-        if move_tables is not None:
-            self.s.opt.move_tables = max(0, min(int(move_tables), MT_MAX_TRIES))
-        if forward_pruning is not None:
-            self.s.opt.forward_pruning = forward_pruning
-        if beam_width is not None:
-            self.s.opt.beam_width = max(0, min(int(beam_width), MAX_MOVES))
-        if long_branches is not None:
-            self.s.opt.long_branches = long_branches
-        if regions_net is not None:
-            self.s.opt.regions_net = regions_net
+        >>> s = Searcher(1)
+        >>> s.configure(multipv=1000, time_management="fixed", razoring=None)
+        >>> s.settings["multipv"], s.settings["time_management"]      # MAX_MOVES lines at most
+        (324, 'fixed')
+        >>> s.configure(multipv=2, nmm_prob_high=2.0)
+        Traceback (most recent call last):
+        ValueError: nmm_prob_high is a probability, not 2.0
+        >>> s.settings["multipv"]
+        324
+        """
+        opt = self.s.opt                # the struct as a dict, by its field names
+        for name, value in changes.items():
+            if value is None:
+                continue
+            if name in NAMED_SETTINGS:
+                field, words = NAMED_SETTINGS[name]
+                if value not in words:
+                    raise ValueError(f"{name} must be one of {words}, not {value!r}")
+                opt[field] = words.index(value)
+            elif name in COUNTED_SETTINGS:
+                low, high = COUNTED_SETTINGS[name]
+                opt[name] = max(low, min(int(value), high))
+            elif name in opt and name not in NAMED_FIELDS:
+                opt[name] = value
+            else:
+                raise TypeError(f"configure() got an unexpected keyword argument {name!r}")
+        for name in ("nmm_prob_high", "nmm_prob_low"):
+            if not 0 <= opt[name] <= 1:
+                raise ValueError(f"{name} is a probability, not {opt[name]}")
+        if not opt["hhweight"] > 0:
+            raise ValueError(f"the history weight must be positive, not {opt['hhweight']}")
+        if opt["defer_depth"] < 1:
+            raise ValueError(f"defer_depth must be at least 1, not {opt['defer_depth']}")
+        self.s.opt = opt
 
     @property
     def settings(self) -> dict:

@@ -434,41 +434,187 @@ def resumable(config: Config) -> dict:
     return {k: v for k, v in asdict(config).items() if k not in ("epochs", "calibrate")}
 
 
-def train(folders: list[Path], out: Path, config: Config, checkpoint: Path | None = None, resume: bool = False,
-          log=print, stop_after: int | None = None, command: str = "", extra: list[Path] = ()) -> dict:
-    """Train, checkpointing after every epoch; after the last, write the net to
-    ``out`` with its curve and summary. ``stop_after``: end this run after that
-    many epochs (a later ``resume`` goes on). Returns the summary."""
-    from engine.data.selfplay_games import git_commit
-    from engine.train import _nnue_trainer
+@dataclass
+class Positions:
+    """The rows an epoch steps through (``order``: mirrored copies and repeats
+    included), with each row's inputs and target."""
+    feats: np.ndarray
+    stm: np.ndarray
+    bucket: np.ndarray
+    target: np.ndarray
+    order: np.ndarray
+
+
+@dataclass
+class Validation:
+    """The held-back positions, their targets and results, and the losses a
+    net has to beat there: the search's own score and the handwritten
+    evaluation's, each against the results and the lambda-targets."""
+    feats: np.ndarray
+    stm: np.ndarray
+    bucket: np.ndarray
+    target: np.ndarray
+    result: np.ndarray
+    baseline: dict
+
+    def losses(self, params: list[np.ndarray]) -> tuple[float, float]:
+        """The net's loss against the lambda-targets and against the results."""
+        p = sigmoid(forward(params, self.feats, self.stm, self.bucket).astype(np.float64))
+        return mse(p, self.target), mse(p, self.result)
+
+
+@dataclass
+class Progress:
+    """Where a run stands: the weights, Adam's two moments, the step, the epochs done and their history."""
+    params: list[np.ndarray]
+    moments: list[np.ndarray]
+    squares: list[np.ndarray]
+    step: int = 0
+    epoch: int = 0
+    history: list[dict] = field(default_factory=list)
+
+
+def check_config(config: Config) -> None:
     if not 0 <= config.lam <= 1:
         raise ValueError(f"lambda must be in [0, 1], not {config.lam}")
     if not 0 < config.val_fraction < 1:
         raise ValueError("the validation fraction must be between 0 and 1")
     if config.batch < 1 or config.epochs < 1:
         raise ValueError("batch and epochs must be positive")
+
+
+def validation_set(data: Data, positions: np.ndarray, target: np.ndarray, result: np.ndarray, k: float,
+                   hand: np.ndarray) -> Validation:
+    searched = search_values(data.score[data.kept[positions]], k)
+    static = hand[positions]
+    target, result = target[positions], result[positions]
+    baseline = {"result": mse(searched, result), "targets": mse(searched, target),
+                "handwritten_result": mse(static, result), "handwritten_targets": mse(static, target)}
+    return Validation(data.feats[positions], data.stm[positions], data.bucket[positions], target, result,
+                      baseline)
+
+
+def training_set(data: Data, config: Config, positions: np.ndarray, target: np.ndarray, hand: np.ndarray,
+                 k: float, log) -> Positions:
+    """The training rows as the options shape them: every ``every``-th ply,
+    the first ``train_positions``, the teacher's share in the targets,
+    mirrored copies appended, the own games' rows repeated."""
+    if config.every > 1:
+        positions = positions[data.rows["ply"][positions] % config.every == 0]
+    if config.train_positions:
+        positions = positions[:config.train_positions]
+    if config.teacher:
+        teacher = (search_values(handwritten_scores(data.rows, config.teacher_eval), k) if config.teacher_eval
+                   else hand)
+        target = with_teacher(target, teacher.astype(np.float32), config.teacher, positions)
+        log(f"teacher: the training targets are {1 - config.teacher:g} lambda-return + {config.teacher:g} "
+            f"sigmoid(score/K) of {config.teacher_eval or 'the handwritten evaluation'}; validation stays the "
+            "lambda-returns")
+    rows = Positions(data.feats, data.stm, data.bucket, target, positions)
+    own = data.game[positions] < data.own_games     # which training rows are the engine's own games
+    if config.mirror:           # the copies are appended; validation stays the real positions
+        n = len(rows.feats)
+        own = np.concatenate([own, own])
+        rows = Positions(np.concatenate([rows.feats, mirrored(rows.feats[positions])]),
+                         np.concatenate([rows.stm, rows.stm[positions]]),
+                         np.concatenate([rows.bucket, rows.bucket[positions]]),
+                         np.concatenate([rows.target, rows.target[positions]]),
+                         np.concatenate([positions, np.arange(n, n + len(positions), dtype=np.int64)]))
+        log(f"mirrored: {len(rows.order):,} training positions")
+    if config.own_repeat > 1:   # the own games' rows again, mirrored copies included
+        own_rows = rows.order[own]
+        rows.order = np.concatenate([rows.order] + [own_rows] * (config.own_repeat - 1))
+        log(f"the own games' {len(own_rows):,} training positions {config.own_repeat} times an epoch: "
+            f"{len(rows.order):,} in all")
+    return rows
+
+
+def start(config: Config, checkpoint: Path, resume: bool, meta_fixed: dict, rng: np.random.Generator,
+          log) -> Progress:
+    """The run's first state: the checkpoint's (``resume``, the generator's
+    state put back), or fresh weights (random, or ``init``'s)."""
+    if resume and checkpoint.exists():
+        params, moments, squares, meta = load_checkpoint(checkpoint)
+        if meta["config"] != meta_fixed["config"] or meta["data"] != meta_fixed["data"]:
+            raise ValueError(f"{checkpoint} is a checkpoint of other settings or data; remove it or give the same "
+                             "arguments")
+        if params[0].shape[1] != config.hidden:
+            raise ValueError(f"{checkpoint} holds a net of {params[0].shape[1]} hidden units")
+        rng.bit_generator.state = meta["rng"]
+        log(f"resumed from {checkpoint} after epoch {meta['epoch']} (step {meta['step']})")
+        return Progress(params, moments, squares, meta["step"], meta["epoch"], meta["history"])
+    if resume:
+        log(f"no checkpoint at {checkpoint}: starting")
+    if config.init:
+        params = initial_params(config.init, config.hidden)
+        log(f"starting from the weights of {config.init}")
+    else:
+        params = init_params(config.hidden, rng)
+    return Progress(params, [np.zeros_like(p) for p in params], [np.zeros_like(p) for p in params])
+
+
+def run_epoch(progress: Progress, rows: Positions, validation: Validation, config: Config,
+              rng: np.random.Generator, steps_per_epoch: int, total: int) -> dict:
+    """One epoch of the compiled loop, then the validation losses: its line of the history."""
+    from engine.train import _nnue_trainer
+    order = rows.order[rng.permutation(len(rows.order))]
+    lrs = learning_rates(config, progress.step, steps_per_epoch, total)
+    started = time.perf_counter()
+    loss_sum, progress.step = _nnue_trainer.train_epoch(
+        progress.params, progress.moments, progress.squares, rows.feats, rows.stm, rows.bucket, rows.target,
+        order, config.batch, lrs, progress.step, config.wd, clip=CLIP)
+    seconds = time.perf_counter() - started
+    progress.epoch += 1
+    loss, loss_result = validation.losses(progress.params)
+    progress.history.append({"epoch": progress.epoch, "train": loss_sum / len(order), "validation": loss,
+                             "validation_result": loss_result, "positions_per_second": len(order) / seconds,
+                             "seconds": seconds, "lr_end_of_epoch": float(lrs[-1])})
+    return progress.history[-1]
+
+
+def net_info(config: Config, data: Data, k: float, history: list[dict], baseline: dict, train_positions: int,
+             validation_positions: int, command: str) -> dict:
+    """The trainer's account of a net, for its file's header."""
+    from engine.data.selfplay_games import git_commit
+    return {"trainer": "nmm-chess train nnue (TD(lambda))", "command": command, "data": data.folders,
+            "lambda": config.lam, "k": k, "epochs": config.epochs, "batch": config.batch, "lr": config.lr,
+            "lr_end": config.lr_end, "lr_schedule": "half cosine", "wd": config.wd, "seed": config.seed,
+            "mirror": config.mirror, "own_repeat": config.own_repeat, "teacher": config.teacher,
+            "teacher_eval": config.teacher_eval and str(config.teacher_eval),
+            "init": config.init and {"file": str(config.init), "sha256": load_nnue(Path(config.init)).fingerprint()},
+            "filters": {"score_cap": config.score_cap, "min_ply": config.min_ply, "mates": "dropped",
+                        "in_check": "dropped", "captures_and_promotions": "dropped"},
+            "val_fraction": config.val_fraction, "train_positions": train_positions,
+            "validation_positions": validation_positions,
+            "validation_loss": [round(h["validation"], 6) for h in history],
+            "validation_loss_result": [round(h["validation_result"], 6) for h in history],
+            "train_loss": [round(h["train"], 6) for h in history],
+            "baseline_validation_loss": {name: round(v, 6) for name, v in baseline.items()},
+            "positions_per_second": round(float(np.median([h["positions_per_second"] for h in history]))),
+            "commit": git_commit()}
+
+
+def train(folders: list[Path], out: Path, config: Config, checkpoint: Path | None = None, resume: bool = False,
+          log=print, stop_after: int | None = None, command: str = "", extra: list[Path] = ()) -> dict:
+    """Train, checkpointing after every epoch; after the last, write the net to
+    ``out`` with its curve and summary. ``stop_after``: end this run after that
+    many epochs (a later ``resume`` goes on). Returns the summary."""
+    check_config(config)
     out = Path(out)
     checkpoint = Path(checkpoint) if checkpoint else out.with_suffix(".ckpt.npz")
     data = load([Path(f) for f in folders], config.score_cap, config.min_ply, config.max_positions,
                 config.batches, log, [Path(f) for f in extra])
     train_idx, val_idx = split(data, config.val_fraction, config.seed)
-    own_train = train_idx[data.game[train_idx] < data.own_games]
     if not len(train_idx) or not len(val_idx):
         raise ValueError(f"{len(train_idx)} training and {len(val_idx)} validation positions: too few games")
     result = data.results()
-    score = data.score[data.kept]
-    k = config.k or fit_k(score[own_train], result[own_train])      # the own games' K, with --extra or without
-    target = pure = data.targets(config.lam, k)
+    own_train = train_idx[data.game[train_idx] < data.own_games]
+    k = config.k or fit_k(data.score[data.kept][own_train], result[own_train])  # the own games' K, --extra or not
+    target = data.targets(config.lam, k)
     hand_cp = handwritten_scores(data.rows)
     hand = search_values(hand_cp, k)                                # the baseline, and the first teacher
-    teacher = (search_values(handwritten_scores(data.rows, config.teacher_eval), k) if config.teacher_eval
-               else hand).astype(np.float32)
-    val_feats, val_stm, val_bucket = data.feats[val_idx], data.stm[val_idx], data.bucket[val_idx]
-    val_target, val_result = target[val_idx], result[val_idx]
-    searched = search_values(score[val_idx], k)
-    baseline = {"result": mse(searched, val_result), "targets": mse(searched, val_target)}
-    static = hand[val_idx]
-    baseline |= {"handwritten_result": mse(static, val_result), "handwritten_targets": mse(static, val_target)}
+    validation = validation_set(data, val_idx, target, result, k, hand)
+    baseline = validation.baseline
     log(f"{len(train_idx):,} training positions, {len(val_idx):,} validation positions "
         f"({len(np.unique(data.game[val_idx])):,} games); K = {k:.1f} cp"
         f"{' (given)' if config.k else ' (fitted)'}; lambda {config.lam}")
@@ -478,115 +624,45 @@ def train(folders: list[Path], out: Path, config: Config, checkpoint: Path | Non
         f"{baseline['handwritten_result']:.5f} against the result, "
         f"{baseline['handwritten_targets']:.5f} against the lambda-targets")
 
-    if config.every > 1:
-        train_idx = train_idx[data.rows["ply"][train_idx] % config.every == 0]
-    if config.train_positions:
-        train_idx = train_idx[:config.train_positions]
-    if config.teacher:
-        target = with_teacher(pure, teacher, config.teacher, train_idx)
-        log(f"teacher: the training targets are {1 - config.teacher:g} lambda-return + {config.teacher:g} "
-            f"sigmoid(score/K) of {config.teacher_eval or 'the handwritten evaluation'}; validation stays the "
-            "lambda-returns")
-    feats, stm, bucket = data.feats, data.stm, data.bucket
-    own = data.game[train_idx] < data.own_games     # which training rows are the engine's own games
-    if config.mirror:           # the copies are appended; validation stays the real positions
-        n = len(feats)
-        own = np.concatenate([own, own])
-        feats = np.concatenate([feats, mirrored(feats[train_idx])])
-        stm, bucket = np.concatenate([stm, stm[train_idx]]), np.concatenate([bucket, bucket[train_idx]])
-        target = np.concatenate([target, target[train_idx]])
-        train_idx = np.concatenate([train_idx, np.arange(n, n + len(train_idx), dtype=np.int64)])
-        log(f"mirrored: {len(train_idx):,} training positions")
-    if config.own_repeat > 1:   # the own games' rows again, mirrored copies included
-        own_rows = train_idx[own]
-        train_idx = np.concatenate([train_idx] + [own_rows] * (config.own_repeat - 1))
-        log(f"the own games' {len(own_rows):,} training positions {config.own_repeat} times an epoch: "
-            f"{len(train_idx):,} in all")
-    steps_per_epoch = -(-len(train_idx) // config.batch)
-    total = config.epochs * steps_per_epoch
+    rows = training_set(data, config, train_idx, target, hand, k, log)
+    steps_per_epoch = -(-len(rows.order) // config.batch)
     meta_fixed = {"config": resumable(config), "data": data.signature, "k": k}
     rng = np.random.default_rng(config.seed)
-    if resume and checkpoint.exists():
-        params, moments, squares, meta = load_checkpoint(checkpoint)
-        if meta["config"] != meta_fixed["config"] or meta["data"] != data.signature:
-            raise ValueError(f"{checkpoint} is a checkpoint of other settings or data; remove it or give the same "
-                             "arguments")
-        if params[0].shape[1] != config.hidden:
-            raise ValueError(f"{checkpoint} holds a net of {params[0].shape[1]} hidden units")
-        rng.bit_generator.state = meta["rng"]
-        step, epoch, history = meta["step"], meta["epoch"], meta["history"]
-        log(f"resumed from {checkpoint} after epoch {epoch} (step {step})")
-    else:
-        if resume:
-            log(f"no checkpoint at {checkpoint}: starting")
-        if config.init:
-            params = initial_params(config.init, config.hidden)
-            log(f"starting from the weights of {config.init}")
-        else:
-            params = init_params(config.hidden, rng)
-        moments = [np.zeros_like(p) for p in params]
-        squares = [np.zeros_like(p) for p in params]
-        step, epoch, history = 0, 0, []
-
-    ran = 0
-    while epoch < config.epochs and (stop_after is None or ran < stop_after):
-        order = train_idx[rng.permutation(len(train_idx))]
-        lrs = learning_rates(config, step, steps_per_epoch, total)
-        started = time.perf_counter()
-        loss_sum, step = _nnue_trainer.train_epoch(params, moments, squares, feats, stm, bucket,
-                                                   target, order, config.batch, lrs, step, config.wd, clip=CLIP)
-        seconds = time.perf_counter() - started
-        epoch += 1
-        ran += 1
-        p = sigmoid(forward(params, val_feats, val_stm, val_bucket).astype(np.float64))
-        history.append({"epoch": epoch, "train": loss_sum / len(order), "validation": mse(p, val_target),
-                        "validation_result": mse(p, val_result), "positions_per_second": len(order) / seconds,
-                        "seconds": seconds, "lr_end_of_epoch": float(lrs[-1])})
-        h = history[-1]
-        log(f"epoch {epoch}/{config.epochs}: train {h['train']:.5f}, validation {h['validation']:.5f} "
+    progress = start(config, checkpoint, resume, meta_fixed, rng, log)
+    for _ in range(config.epochs - progress.epoch if stop_after is None else
+                   min(stop_after, config.epochs - progress.epoch)):
+        h = run_epoch(progress, rows, validation, config, rng, steps_per_epoch, config.epochs * steps_per_epoch)
+        log(f"epoch {progress.epoch}/{config.epochs}: train {h['train']:.5f}, validation {h['validation']:.5f} "
             f"(against the result {h['validation_result']:.5f}), {h['positions_per_second']:,.0f} positions/s, "
-            f"lr {lrs[-1]:.2e}")
-        save_checkpoint(checkpoint, params, moments, squares, {
-            **meta_fixed, "step": step, "epoch": epoch, "history": history, "rng": rng.bit_generator.state})
+            f"lr {h['lr_end_of_epoch']:.2e}")
+        save_checkpoint(checkpoint, progress.params, progress.moments, progress.squares, {
+            **meta_fixed, "step": progress.step, "epoch": progress.epoch, "history": progress.history,
+            "rng": rng.bit_generator.state})
 
+    history = progress.history
     summary = {"lambda": config.lam, "k": k, "config": asdict(config), "data": data.folders,
-               "train_positions": int(len(train_idx)), "validation_positions": int(len(val_idx)),
-               "baseline": baseline, "history": history, "epochs_done": epoch, "checkpoint": str(checkpoint)}
-    if epoch < config.epochs:
-        log(f"stopped after epoch {epoch} of {config.epochs}; --resume goes on from {checkpoint}")
-        summary["params"] = params
+               "train_positions": int(len(rows.order)), "validation_positions": int(len(val_idx)),
+               "baseline": baseline, "history": history, "epochs_done": progress.epoch,
+               "checkpoint": str(checkpoint), "params": progress.params}
+    if progress.epoch < config.epochs:
+        log(f"stopped after epoch {progress.epoch} of {config.epochs}; --resume goes on from {checkpoint}")
         return summary
-    speed = float(np.median([h["positions_per_second"] for h in history]))
-    info = {"trainer": "nmm-chess train nnue (TD(lambda))", "command": command, "data": data.folders,
-            "lambda": config.lam, "k": k, "epochs": config.epochs, "batch": config.batch, "lr": config.lr,
-            "lr_end": config.lr_end, "lr_schedule": "half cosine", "wd": config.wd, "seed": config.seed,
-            "mirror": config.mirror, "own_repeat": config.own_repeat, "teacher": config.teacher,
-            "teacher_eval": config.teacher_eval and str(config.teacher_eval),
-            "init": config.init and {"file": str(config.init), "sha256": load_nnue(Path(config.init)).fingerprint()},
-            "filters": {"score_cap": config.score_cap, "min_ply": config.min_ply, "mates": "dropped",
-                        "in_check": "dropped", "captures_and_promotions": "dropped"},
-            "val_fraction": config.val_fraction, "train_positions": int(len(train_idx)),
-            "validation_positions": int(len(val_idx)),
-            "validation_loss": [round(h["validation"], 6) for h in history],
-            "validation_loss_result": [round(h["validation_result"], 6) for h in history],
-            "train_loss": [round(h["train"], 6) for h in history],
-            "baseline_validation_loss": {k2: round(v, 6) for k2, v in baseline.items()},
-            "positions_per_second": round(speed), "commit": git_commit()}
-    scale, fit = (calibrated_scale(params, data, val_idx, k, hand_cp[val_idx]) if config.calibrate
+    info = net_info(config, data, k, history, baseline, int(len(rows.order)), int(len(val_idx)), command)
+    scale, fit = (calibrated_scale(progress.params, data, val_idx, k, hand_cp[val_idx]) if config.calibrate
                   else (k, None))
     info |= {"scale_calibration": fit}
     if fit:
         log(f"scale: {scale:.1f} cp a unit (K times {fit['factor']:.3f}"
             f"{'' if fit['used'] else ', not used: K kept'}): the net's scores on the handwritten "
             "evaluation's scale against the search's")
-    net = quantise(*params, scale=scale, info=info)
+    net = quantise(*progress.params, scale=scale, info=info)
     save_nnue(net, out)
     plot(history, baseline, config.lam, out.with_suffix(".curve.png"))
-    summary |= {"out": str(out), "positions_per_second": round(speed), "fingerprint": net.fingerprint(),
-                "scale": scale, "scale_calibration": fit}
-    out.with_suffix(".json").write_text(json.dumps(summary, indent=1))
+    summary |= {"out": str(out), "positions_per_second": info["positions_per_second"],
+                "fingerprint": net.fingerprint(), "scale": scale, "scale_calibration": fit}
+    out.with_suffix(".json").write_text(json.dumps({k2: v for k2, v in summary.items() if k2 != "params"},
+                                                   indent=1))
     log(f"wrote {out} (and {out.with_suffix('.curve.png').name}, {out.with_suffix('.json').name})")
-    summary["params"] = params
     return summary
 
 
