@@ -177,7 +177,7 @@ SEARCH_PARAMS: tuple[SearchParam, ...] = (
     _p("STAT_MALUS_MAX", 2048, 512, 4096, 150, _HIST, "... at most this"),
     _p("CAPTURE_MVV_SCALE", 32, 8, 96, 4, _HIST, "CaptureHistory (off by default): a good capture's order is "
        "MVV-LVA * this / 8 plus its statistics"),
-    _p("CORR_WEIGHT_MAX", 16, 4, 64, 3, _HIST, "CorrectionHistory (off by default): an entry moves toward the "
+    _p("CORR_WEIGHT_MAX", 16, 4, 64, 3, _HIST, "CorrectionHistory (on by default): an entry moves toward the "
        "newest gap by depth + 1 of 256, at most this ..."),
     _p("CORR_LIMIT", 100, 25, 400, 15, _HIST, "... and corrects the evaluation by at most this many centipawns"),
     _p("CORR_NONPAWN_WEIGHT", 64, 16, 112, 6, _HIST, "NonPawnCorrection (off by default): each side's pieces' "

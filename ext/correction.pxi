@@ -1,4 +1,4 @@
-# Pawn correction history (CorrectionHistory, off until games say otherwise).
+# Pawn correction history (CorrectionHistory, on since its SPRT: +20.1 +- 14.3, reports/strength).
 #
 # A static evaluation errs the same way in positions that share a pawn
 # structure: a blocked chain it overrates, a passer it underrates. Each search
