@@ -629,8 +629,10 @@ def train(folders: list[Path], out: Path, config: Config, checkpoint: Path | Non
     meta_fixed = {"config": resumable(config), "data": data.signature, "k": k}
     rng = np.random.default_rng(config.seed)
     progress = start(config, checkpoint, resume, meta_fixed, rng, log)
-    for _ in range(config.epochs - progress.epoch if stop_after is None else
-                   min(stop_after, config.epochs - progress.epoch)):
+    epochs_now = config.epochs - progress.epoch
+    if stop_after is not None:
+        epochs_now = min(epochs_now, stop_after)
+    for _ in range(epochs_now):
         h = run_epoch(progress, rows, validation, config, rng, steps_per_epoch, config.epochs * steps_per_epoch)
         log(f"epoch {progress.epoch}/{config.epochs}: train {h['train']:.5f}, validation {h['validation']:.5f} "
             f"(against the result {h['validation_result']:.5f}), {h['positions_per_second']:,.0f} positions/s, "
