@@ -180,7 +180,7 @@ SEARCH_PARAMS: tuple[SearchParam, ...] = (
     _p("CORR_WEIGHT_MAX", 16, 4, 64, 3, _HIST, "CorrectionHistory (on by default): an entry moves toward the "
        "newest gap by depth + 1 of 256, at most this ..."),
     _p("CORR_LIMIT", 100, 25, 400, 15, _HIST, "... and corrects the evaluation by at most this many centipawns"),
-    _p("CORR_NONPAWN_WEIGHT", 64, 16, 112, 6, _HIST, "NonPawnCorrection (off by default): each side's pieces' "
+    _p("CORR_NONPAWN_WEIGHT", 64, 16, 112, 6, _HIST, "NonPawnCorrection (on by default): each side's pieces' "
        "average weighs this of 256 in the correction, the pawns' the rest"),
     # --- time (time_factor, iterative_deepening) ---
     _p("TM_UNSTABLE", 1.3, 0.8, 2.5, 0.08, _TIME, "the soft limit's factor the iteration after the best move changed"),

@@ -14,7 +14,7 @@
 # deeper score is the better measure), up to CORR_WEIGHT_MAX of 256; it is
 # clamped to CORR_LIMIT centipawns either way. Both: engine/search_params.py.
 #
-# NonPawnCorrection (off until games say otherwise) keeps the same average
+# NonPawnCorrection (on since its SPRT; reports/strength) keeps the same average
 # per each side's other pieces (knights to king, where they stand), two more
 # tables learning from the same gaps: errors that follow the pieces, not the
 # pawns (an attack the net misjudges, a bishop it overrates). The correction
