@@ -23,7 +23,7 @@ from engine.search_params import (CLOCK, CLOCK_PARAMS, CORE, CORE_PARAMS, DOCS, 
 from engine.timeman import allot, clock_params, set_clock_param
 from engine.session import Session
 
-BENCH_SIGNATURE = 2586046       # tests/test_tournament.py's
+from test_tournament import BENCH_SIGNATURE
 pytestmark = pytest.mark.skipif(tuning_build(), reason="these check the playing build")
 
 
