@@ -23,6 +23,7 @@ class Job:
         self.arrived_ms = arrived_ms        # when its line was read (monotonic_ms)
         self.go = go
         self.stopped = False
+        self.begun = False                  # the owner has taken it up (set under the UCI loop's lock)
         self.ponderhit_ms: float | None = None
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)

@@ -37,6 +37,7 @@ from engine.protocol import UciError, parse_go
 from engine.session import Session, check_bench_args, check_perft_args
 
 QUIT = object()
+REPORT = object()                   # a queued item that only writes an error, in turn
 OWNER_STACK = 64 * 1024 * 1024      # the search recurses in C, with a move buffer a ply
 
 
@@ -51,6 +52,7 @@ class Uci:
         self._queue: queue.Queue = queue.Queue()
         self._jobs: list[Job] = []          # long commands queued or running, oldest first
         self._jobs_lock = threading.Lock()
+        self._jobs_changed = threading.Condition(self._jobs_lock)   # a job begun or ended
         self._quitting = False
         self._quick = {
             "uci": self.session.uci, "isready": self.session.isready,
@@ -107,7 +109,7 @@ class Uci:
                 self._queue.put((token, tokens[i + 1:], None))
                 return True
         if tokens:
-            self.session.error(f"unknown command: {line.strip()[:100]}")
+            self._error(f"unknown command: {line.strip()[:100]}")
         return True
 
     def run(self, lines: Iterable[str]) -> None:
@@ -118,13 +120,27 @@ class Uci:
 
     def _isready(self, args: list[str], arrived: float) -> None:
         """While a long command runs, answer at once; else in turn, so that
-        ``readyok`` also means "everything before has been done"."""
+        ``readyok`` also means "everything before has been done". A long
+        command still queued behind others is waited for until the owner
+        takes it up: the commands before it are done by then."""
         with self._jobs_lock:
+            self._jobs_changed.wait_for(lambda: not self._jobs or self._jobs[0].begun)
             busy = bool(self._jobs)
         if busy:
             self.send("readyok")
         else:
             self._queue.put(("isready", args, None))
+
+    def _error(self, text: str) -> None:
+        """An error the reader finds: at once while a long command runs, else
+        in turn with what the owner writes (after ``uciok`` for an earlier
+        ``uci``, say)."""
+        with self._jobs_lock:
+            busy = bool(self._jobs)
+        if busy:
+            self.session.error(text)
+        else:
+            self._queue.put((REPORT, [text], None))
 
     def _setoption(self, args: list[str], arrived: float) -> None:
         if self._searching():
@@ -157,7 +173,7 @@ class Uci:
             try:
                 check(args)
             except UciError as e:
-                self.session.error(str(e))
+                self._error(str(e))
                 return
         with self._jobs_lock:
             self._jobs.append(job)
@@ -173,7 +189,7 @@ class Uci:
         with self._jobs_lock:
             pondering = [job for job in self._jobs if job.pondering]
         if not (pondering and pondering[-1].ponderhit(arrived)):
-            self.session.error("ponderhit without a ponder search: ignored")
+            self._error("ponderhit without a ponder search: ignored")
 
     def _searching(self) -> bool:
         with self._jobs_lock:
@@ -207,9 +223,12 @@ class Uci:
                     self.session.save_memory()      # the move tables outlive the process
                     return
                 name, args, job = item
-                if job is None:
+                if name is REPORT:
+                    self.session.error(args[0])
+                elif job is None:
                     self._carry_out(name, args)
                 else:
+                    self._begin(job)
                     self._end(job, self._run_job(job, args))
             finally:
                 self._queue.task_done()
@@ -239,11 +258,18 @@ class Uci:
             lines.append(f"bestmove {legal[0] if legal else '0000'}")
         return lines
 
+    def _begin(self, job: Job) -> None:
+        """Mark the job taken up: everything queued before it is done."""
+        with self._jobs_lock:
+            job.begun = True
+            self._jobs_changed.notify_all()
+
     def _end(self, job: Job, lines: list[str]) -> None:
         """Write the job's last lines and end it, as one step for the reader."""
         with self._out_lock:
             with self._jobs_lock:
                 self._jobs.remove(job)
+                self._jobs_changed.notify_all()
             for line in lines:
                 self._write(line)
 

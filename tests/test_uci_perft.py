@@ -15,6 +15,16 @@ def test_handshake() -> None:
     assert "uciok" in out and out[-1] == "readyok"
 
 
+def test_answers_come_in_the_order_of_the_lines_they_answer() -> None:
+    """A script piped in at once: the errors the reader finds and a readyok
+    beside a queued perft still wait for the uciok of the line before them."""
+    out = transcript("uci", "go perft 0", "foo", "perft 2", "isready", "quit", errors_ok=True)
+    order = [out.index("uciok"), out.index("info string error: perft depth must be between 1 and 20"),
+             out.index("info string error: unknown command: foo"), out.index("readyok")]
+    assert order == sorted(order), out
+    assert "Nodes searched: 400" in out
+
+
 def test_go_perft_prints_divide_and_total() -> None:
     out = transcript("position fen r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
                      "go perft 3", "quit")
