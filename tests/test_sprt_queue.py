@@ -41,6 +41,16 @@ def test_state_reads_the_verdict_and_the_cap(tmp_path: Path) -> None:
     assert capped is not None and capped.decided == "H0" and capped.by_cap and capped.game == 60
 
 
+def test_an_undecided_line_gives_the_elo_and_the_llr(tmp_path: Path) -> None:
+    test = QueuedTest("X", "true", 1)
+    write_log(test.log(tmp_path), [WON, EVEN, EVEN, EVEN])     # 5 of 8: +88.7 Elo
+    line = sprt_queue.describe(test, state(test, tmp_path, 3000))
+    assert line.startswith("X=true") and "undecided, 8 games, Elo +88.7 ± " in line
+    assert float(line.rsplit("LLR ", 1)[1]) > 0
+    assert sprt_queue.describe(QueuedTest("Y", "true", 2), state(QueuedTest("Y", "true", 2), tmp_path, 3000)) \
+        == f"{'Y=true':28} not begun"
+
+
 def test_the_log_name_carries_a_value_other_than_true() -> None:
     assert QueuedTest("SlowMover", "200", 90).log(Path("d")) == Path("d/SlowMover_200.log")
     assert QueuedTest("TTEval", "true", 88).log(Path("d")) == Path("d/TTEval.log")

@@ -28,6 +28,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.tools import sprt
 from engine.tools.match_log import Crossing, crossing, scores_and_pairs
 
 FROZEN = re.compile(r"FROZEN=([0-9a-f]{7,40})")
@@ -85,6 +86,9 @@ class TestState:
     """Where a queued test stands."""
     games: int
     verdict: Crossing | None     # None: undecided (or not begun: games 0)
+    elo: float = 0.0             # the option's Elo so far, its 95% bar and the LLR
+    bar: float = 0.0
+    llr: float = 0.0
 
 
 def state(test: QueuedTest, sprt_dir: Path, cap: int) -> TestState:
@@ -93,7 +97,10 @@ def state(test: QueuedTest, sprt_dir: Path, cap: int) -> TestState:
     if not log.exists():
         return TestState(0, None)
     scores, pairs, ends = scores_and_pairs([log])
-    return TestState(len(scores), crossing(pairs, ends, 0.0, 10.0, "logistic", cap))
+    counts = sprt.pentanomial(pairs)
+    _, elo, bar = sprt.score_elo(scores)
+    llr = sprt.llr(counts, 0.0, 10.0, "logistic") if pairs else 0.0
+    return TestState(len(scores), crossing(pairs, ends, 0.0, 10.0, "logistic", cap), elo, bar, llr)
 
 
 def describe(test: QueuedTest, now: TestState) -> str:
@@ -102,7 +109,9 @@ def describe(test: QueuedTest, now: TestState) -> str:
     if now.verdict:
         how = " by the cap" if now.verdict.by_cap else ""
         return f"{name:28} {now.verdict.decided} accepted{how} at game {now.verdict.game}"
-    return f"{name:28} {'not begun' if now.games == 0 else f'undecided, {now.games} games'}"
+    if now.games == 0:
+        return f"{name:28} not begun"
+    return f"{name:28} undecided, {now.games} games, Elo {now.elo:+.1f} ± {now.bar:.1f}, LLR {now.llr:+.2f}"
 
 
 def make_command(test: QueuedTest, sprt_dir: Path, frozen: str, cap: int, concurrency: int,
