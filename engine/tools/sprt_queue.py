@@ -92,7 +92,7 @@ class TestState:
 
 
 def state(test: QueuedTest, sprt_dir: Path, cap: int) -> TestState:
-    """The test's games so far and its verdict, SPRT [0, 10] logistic with ``cap``."""
+    """The test's games so far, its Elo and LLR, and its verdict, SPRT [0, 10] logistic with ``cap``."""
     log = test.log(sprt_dir)
     if not log.exists():
         return TestState(0, None)
