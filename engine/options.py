@@ -178,7 +178,7 @@ OPTIONS: tuple[Option, ...] = (
     spin("MultiPV", 1, 1, 256, "lines reported per iteration", PLAYING, "multipv"),
     spin("Move Overhead", 50, 0, 5000, "ms kept back per move for GUI and pipe delays", PLAYING),
     spin("SlowMover", DEFAULT_SLOW_MOVER, 10, 500, "the time per move in percent of what the clock allots, "
-         "within the same caps (150 won an SPRT against 100)", PLAYING),
+         "within the same caps (150 won an SPRT against 100, then 200 against 150)", PLAYING),
     check("UCI_Chess960", False, "castling written king-takes-rook", PLAYING),
     *STRENGTH_OPTIONS,
     combo("MoveOrdering", DEFAULT_ORDERING, ORDERINGS, "the quiet-move scorer: `history`, `nmm` (the net's "

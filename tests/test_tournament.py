@@ -52,10 +52,10 @@ def test_move_overhead_is_kept_back() -> None:
 
 
 def test_slow_mover_scales_the_time_per_move_within_the_caps() -> None:
-    out = answers("debug on", "setoption name SlowMover value 200", "position startpos",
+    out = answers("debug on", "setoption name SlowMover value 300", "position startpos",
                   "go wtime 10000 btime 10000 winc 100 binc 100 depth 1")
-    assert limits_reported(out) == allot(10000, 100, None, 50, 200)
-    assert allot(10000, 100, None, 50, 200)[0] == pytest.approx(2 * allot(10000, 100, None, 50, 100)[0], abs=0.1)
+    assert limits_reported(out) == allot(10000, 100, None, 50, 300)
+    assert allot(10000, 100, None, 50, 300)[0] == pytest.approx(3 * allot(10000, 100, None, 50, 100)[0], abs=0.1)
     refused = answers("setoption name SlowMover value 0", "debug on", "position startpos",
                       "go wtime 10000 btime 10000 depth 1", errors_ok=True)
     assert errors_in(refused) and limits_reported(refused) == allot(10000, 0, None, 50)
