@@ -491,10 +491,11 @@ tune-search: tune-build
 # tune_GROUP.log and .pgn. TC=60+0.6 SPRT=off TUNE_GAMES=200 PART=_60s: the confirmation at a longer
 # clock. RESUME=1 goes on (its games count) with the values of the log's first line.
 # MIN_STEPS=1: only the constants the run moved a step c_end or more (noise moves one; PART names it).
+# MEAN_FROM=K: the path's mean from step K on instead of its end point (less of the last steps' noise).
 # TUNE_DIR: the run's folder (var/tune/search-GROUP; a run's committed copy under reports/strength).
 TUNE_NAME = $(TUNE_LABEL)$(PART)
 TUNE_LOG = reports/strength/tune_$(TUNE_NAME).log
-TUNED = $(if $(RESUME),$$(sed -n '1s/.*TUNED=//p' $(TUNE_LOG)),$$($(PY) -m engine.search_params tuned $(TUNE_DIR)/state.json $(if $(MIN_STEPS),--min-steps $(MIN_STEPS))))
+TUNED = $(if $(RESUME),$$(sed -n '1s/.*TUNED=//p' $(TUNE_LOG)),$$($(PY) -m engine.search_params tuned $(TUNE_DIR)/state.json $(if $(MIN_STEPS),--min-steps $(MIN_STEPS)) $(if $(MEAN_FROM),--mean-from $(MEAN_FROM))))
 tune-sprt: tune-build
 	mkdir -p reports/strength
 	@tuned="$(TUNED)"; test -n "$$tuned" || { echo "tune-sprt: no constant moved"; exit 2; }; \

@@ -243,7 +243,7 @@ def spsa_line(group: str, r_end: float | None = None) -> str:
     return " ".join(p.spsa(r_end) for p in in_group(group))
 
 
-def tuned(state_path: Path, min_steps: float = 0.0) -> dict[str, int]:
+def tuned(state_path: Path, min_steps: float = 0.0, mean_from: int | None = None) -> dict[str, int]:
     """The UCI values (rounded) a ``nmm-chess tune`` run's state ended at,
     for the constants of this table that it moved off their defaults.
 
@@ -252,10 +252,20 @@ def tuned(state_path: Path, min_steps: float = 0.0) -> dict[str, int]:
     moves a constant about one step (``spsa_line``), and rounding turns such
     a move of a small integer into a whole unit: with ``min_steps=1`` the
     test plays what the games pulled, not what noise left (issue 43's run 2).
+
+    ``mean_from``: the mean of the path from step ``mean_from`` to the end
+    instead of its last point. Averaging the iterates (Polyak and Ruppert)
+    cancels most of the last steps' noise, which a short run's large final
+    rate leaves in its end point (issue 43's run 5).
     """
     import json
     state = json.loads(Path(state_path).read_text())
     theta = state["theta"]
+    if mean_from is not None:
+        tail = [step for step in state["history"] if step["k"] >= mean_from]
+        if not tail:
+            raise ValueError(f"the run has no steps from {mean_from}")
+        theta = {name: sum(step[name] for step in tail) / len(tail) for name in theta}
     run = {p["name"]: p for p in state.get("config", {}).get("params", [])}
 
     def moved_enough(name: str) -> bool:
@@ -269,17 +279,17 @@ def tuned(state_path: Path, min_steps: float = 0.0) -> dict[str, int]:
     return {name: v for name, v in values.items() if v != PARAMS_BY_NAME[name].uci_default}
 
 
-def tuned_spec(state_path: Path, min_steps: float = 0.0) -> str:
+def tuned_spec(state_path: Path, min_steps: float = 0.0, mean_from: int | None = None) -> str:
     """The engine-spec options of ``tuned``: ``NAME=V,NAME=V`` (empty when
     nothing moved), as ``nmm@REV+tune:`` takes them."""
-    return ",".join(f"{name}={v}" for name, v in tuned(state_path, min_steps).items())
+    return ",".join(f"{name}={v}" for name, v in tuned(state_path, min_steps, mean_from).items())
 
 
-def tuned_table(state_path: Path, min_steps: float = 0.0) -> str:
+def tuned_table(state_path: Path, min_steps: float = 0.0, mean_from: int | None = None) -> str:
     """A markdown table of the moved constants: default and tuned value in
     the constant's own units."""
     rows = ["| Name | Default | Tuned |", "|---|---|---|"]
-    for name, v in tuned(state_path, min_steps).items():
+    for name, v in tuned(state_path, min_steps, mean_from).items():
         p = PARAMS_BY_NAME[name]
         rows.append(f"| `{name}` | {p.default!r} | {p.from_uci(v)!r} |")
     return "\n".join(rows)
@@ -396,8 +406,9 @@ def main(argv: list[str]) -> None:
     """``python -m engine.search_params docs [PATH]``: write docs/search_params.md;
     ``spsa GROUP [R_END]``: the PARAMS of a group (or of groups and constants, see in_group)
     for ``nmm-chess tune`` (UCI units), one line;
-    ``tuned STATE [--table] [--min-steps X]``: a tuning run's moved constants (those that
-    ended X steps or more from their start), as spec options or a table;
+    ``tuned STATE [--table] [--min-steps X] [--mean-from K]``: a tuning run's moved
+    constants (those that ended X steps or more from their start; with K, the path's
+    mean from step K on instead of its end), as spec options or a table;
     ``header [--tune]``: write ext/search_params.h and .pxi (setup.py does it)."""
     command, rest = (argv[0], argv[1:]) if argv else ("docs", [])
     if command == "docs":
@@ -408,13 +419,14 @@ def main(argv: list[str]) -> None:
         print(spsa_line(rest[0], float(rest[1]) if len(rest) == 2 else None))
     elif command == "tuned" and rest:
         steps = float(rest[rest.index("--min-steps") + 1]) if "--min-steps" in rest[:-1] else 0.0
+        mean_from = int(rest[rest.index("--mean-from") + 1]) if "--mean-from" in rest[:-1] else None
         path = Path(rest[0])
-        print(tuned_table(path, steps) if "--table" in rest else tuned_spec(path, steps))
+        print(tuned_table(path, steps, mean_from) if "--table" in rest else tuned_spec(path, steps, mean_from))
     elif command == "header":
         generate("--tune" in rest)
     else:
         sys.exit("usage: python -m engine.search_params docs [PATH] | spsa GROUP|CONSTANT[,...] [R_END] | "
-                 "tuned STATE [--table] [--min-steps X] | header [--tune]")
+                 "tuned STATE [--table] [--min-steps X] [--mean-from K] | header [--tune]")
 
 
 if __name__ == "__main__":

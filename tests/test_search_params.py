@@ -155,6 +155,24 @@ def test_tuned_can_keep_only_the_constants_moved_beyond_noise(tmp_path: Path) ->
     assert tuned(state, min_steps=2.0) == {}
 
 
+def test_tuned_can_read_the_mean_of_the_path(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from engine.search_params import main, tuned
+    state = tmp_path / "state.json"
+    # The end point (74.0) is one noisy step; the mean of steps 2-4 is (66 + 70 + 74) / 3 = 70.
+    path = [{"k": 1, "result": 0, "TM_NEXT_ITERATION": 61.0}, {"k": 2, "result": 2, "TM_NEXT_ITERATION": 66.0},
+            {"k": 3, "result": -1, "TM_NEXT_ITERATION": 70.0}, {"k": 4, "result": 1, "TM_NEXT_ITERATION": 74.0}]
+    state.write_text(json.dumps({
+        "config": {"params": [{"name": "TM_NEXT_ITERATION", "start": 60, "c_end": 4}]},
+        "theta": {"TM_NEXT_ITERATION": 74.0}, "history": path}))
+    assert tuned(state) == {"TM_NEXT_ITERATION": 74}
+    assert tuned(state, mean_from=2) == {"TM_NEXT_ITERATION": 70}
+    assert tuned(state, min_steps=3.0, mean_from=2) == {}            # 10 from the start: 2.5 steps
+    main(["tuned", str(state), "--mean-from", "3"])
+    assert capsys.readouterr().out.strip() == "TM_NEXT_ITERATION=72"
+    with pytest.raises(ValueError, match="no steps from 5"):
+        tuned(state, mean_from=5)
+
+
 # --- the tuning build (slow: the core is compiled again) --------------------------------
 
 def tuning_copy(folder: Path) -> Path:
