@@ -190,6 +190,25 @@ def test_a_log_that_played_on_past_the_bound_reports_where_it_crossed(tmp_path) 
     assert "accepted" not in summary(log, 0, 20, "logistic")
 
 
+def test_a_log_read_at_a_game_gives_the_standing_the_test_had_then(tmp_path) -> None:
+    from click.testing import CliRunner
+    from engine.cli import main
+    from engine.tools.match_log import summary
+    log, early = tmp_path / "m.log", tmp_path / "early.log"
+    paired_log(log, [2, 1, 0, 2, 1, 1, 0, 2])                   # 16 games
+    lines = log.read_text().splitlines(keepends=True)
+    early.write_text("".join(lines[:7]))                         # 7 games: pairs 1-3 complete, the 4th half
+    assert summary(log, 0, 10, "logistic", first=7) == summary(early, 0, 10, "logistic")
+    assert "(3 pairs)" in summary(log, 0, 10, "logistic", first=7)
+    assert summary(log, 0, 10, "logistic", first=16) == summary(log, 0, 10, "logistic")
+    with pytest.raises(ValueError, match="hold 16 games"):
+        summary(log, first=17)
+    result = CliRunner().invoke(main, ["match-log", str(log), "--at", "7", "--at", "16"])
+    assert result.exit_code == 0 and [line.split(":")[0] for line in result.output.splitlines()] == ["7 games", "16 games"]
+    result = CliRunner().invoke(main, ["match-log", str(log), "--at", "40"])
+    assert result.exit_code != 0 and "hold 16 games" in result.output
+
+
 def test_a_capped_sprt_decides_at_its_cap_by_the_llr_sign_and_not_before():
     test = sprt.Sprt(0, 10, model="logistic", cap=400)
     ahead, behind = [4, 40, 90, 56, 10], [10, 56, 90, 40, 4]     # 200 pairs each: 400 games

@@ -126,11 +126,19 @@ def match(engine_a: str, engine_b: str, games: int, tc: str, openings: str | Non
 @click.option("--sprt-model", type=click.Choice(["normalized", "logistic"]), default="normalized",
               show_default=True, help="Bounds in normalised or logistic Elo.")
 @sprt_cap
-def match_log(logs: tuple[str, ...], sprt: tuple[float, float], sprt_model: str, sprt_cap: int) -> None:
+@click.option("--at", "at", type=click.IntRange(1), multiple=True, metavar="GAMES",
+              help="The standing after the first GAMES games instead; repeat it for a test's course.")
+def match_log(logs: tuple[str, ...], sprt: tuple[float, float], sprt_model: str, sprt_cap: int,
+              at: tuple[int, ...]) -> None:
     """Summarise a match log, also one whose match was stopped early or still runs;
     several logs of the same engines read as one match (an SPRT continued)."""
     from engine.tools.match_log import summary
-    click.echo(summary([Path(log) for log in logs], *sprt, sprt_model, sprt_cap))
+    paths = [Path(log) for log in logs]
+    try:
+        for first in at or (None,):
+            click.echo(summary(paths, *sprt, sprt_model, sprt_cap, first))
+    except ValueError as e:
+        raise click.ClickException(str(e))
 
 
 @click.command("sprt-queue")

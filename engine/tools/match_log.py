@@ -84,10 +84,17 @@ def scores_and_pairs(paths: list[Path]) -> tuple[list[float], list[tuple[float, 
 
 
 def summary(paths: Path | list[Path], elo0: float = 0.0, elo1: float = 10.0,
-            model: str = "normalized", cap: int = 0) -> str:
+            model: str = "normalized", cap: int = 0, first: int | None = None) -> str:
     """The match's figures over the games of ``paths`` (one log, or several
-    read as one); ``cap``: the SPRT's cap in games (0: none), see ``sprt.Sprt``."""
+    read as one); ``cap``: the SPRT's cap in games (0: none), see ``sprt.Sprt``;
+    ``first``: over the first so many games only, the standing the test had
+    then (a pair counts once both its games are among them)."""
     scores, pairs, ends = scores_and_pairs([paths] if isinstance(paths, Path) else paths)
+    if first is not None:
+        if not 0 < first <= len(scores):
+            raise ValueError(f"the logs hold {len(scores)} games, not {first}")
+        kept = sum(end <= first for end in ends)        # ends rise: the pairs completed by then
+        scores, pairs, ends = scores[:first], pairs[:kept], ends[:kept]
     w, d, l = scores.count(1.0), scores.count(0.5), scores.count(0.0)
     _, elo, err = sprt.score_elo(scores)
     penta = sprt.pentanomial(pairs)
