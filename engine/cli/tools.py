@@ -132,11 +132,9 @@ def match_log(logs: tuple[str, ...], sprt: tuple[float, float], sprt_model: str,
               at: tuple[int, ...]) -> None:
     """Summarise a match log, also one whose match was stopped early or still runs;
     several logs of the same engines read as one match (an SPRT continued)."""
-    from engine.tools.match_log import summary
-    paths = [Path(log) for log in logs]
+    from engine.tools.match_log import course
     try:
-        for first in at or (None,):
-            click.echo(summary(paths, *sprt, sprt_model, sprt_cap, first))
+        click.echo("\n".join(course([Path(log) for log in logs], list(at) or [None], *sprt, sprt_model, sprt_cap)))
     except ValueError as e:
         raise click.ClickException(str(e))
 

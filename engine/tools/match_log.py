@@ -15,6 +15,7 @@ bounds, and its test is taken over all the pairs.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from pathlib import Path
 from typing import NamedTuple
 
@@ -89,12 +90,27 @@ def summary(paths: Path | list[Path], elo0: float = 0.0, elo1: float = 10.0,
     read as one); ``cap``: the SPRT's cap in games (0: none), see ``sprt.Sprt``;
     ``first``: over the first so many games only, the standing the test had
     then (a pair counts once both its games are among them)."""
+    return course(paths, [first], elo0, elo1, model, cap)[0]
+
+
+def course(paths: Path | list[Path], firsts: list[int | None], elo0: float = 0.0, elo1: float = 10.0,
+           model: str = "normalized", cap: int = 0) -> list[str]:
+    """``summary`` after each of ``firsts`` games (None: all), the logs read once."""
     scores, pairs, ends = scores_and_pairs([paths] if isinstance(paths, Path) else paths)
-    if first is not None:
-        if not 0 < first <= len(scores):
+    lines = []
+    for first in firsts:
+        if first is None:
+            first = len(scores)
+        elif not 0 < first <= len(scores):
             raise ValueError(f"the logs hold {len(scores)} games, not {first}")
-        kept = sum(end <= first for end in ends)        # ends rise: the pairs completed by then
-        scores, pairs, ends = scores[:first], pairs[:kept], ends[:kept]
+        kept = bisect_right(ends, first)                # ends rise: the pairs completed by then
+        lines.append(standing(scores[:first], pairs[:kept], ends[:kept], elo0, elo1, model, cap))
+    return lines
+
+
+def standing(scores: list[float], pairs: list[tuple[float, float]], ends: list[int],
+             elo0: float, elo1: float, model: str, cap: int) -> str:
+    """The summary's line over these games and pairs."""
     w, d, l = scores.count(1.0), scores.count(0.5), scores.count(0.0)
     _, elo, err = sprt.score_elo(scores)
     penta = sprt.pentanomial(pairs)
