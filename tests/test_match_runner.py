@@ -283,6 +283,38 @@ def test_match_resume_on_the_command_line_reports_the_earlier_failures(tmp_path)
         assert "+1 =0 -1" in output and "crashes: 1 / 0" in output
 
 
+def book_of(count: int, path: Path) -> Path:
+    """An EPD of ``count`` different positions, walked by seeded random moves from the start."""
+    import random
+    rng, board, seen = random.Random(5), chess.Board(), {}
+    while len(seen) < count:
+        moves = list(board.legal_moves)
+        if not moves or board.ply() > 40:
+            board, moves = chess.Board(), list(chess.Board().legal_moves)
+        board.push(rng.choice(moves))
+        seen.setdefault(board.epd())
+    path.write_text("\n".join(seen) + "\n")
+    return path
+
+
+def test_more_openings_keep_the_ones_already_drawn(tmp_path):
+    """A match resumed with more games must meet its played pairs' openings again: a longer
+    draw starts with the shorter one, also past the count where random.sample changes method
+    (about 21 of 100; with seeds 5 and 6 its own longer draws start differently), and the
+    draws random.sample made below that count stay as they were."""
+    import random
+    book = book_of(100, tmp_path / "book.epd")
+    for seed in (5, 6, 7):
+        epds = lambda count: [b.epd() for b in runner.load_openings(book, count, seed=seed)]
+        short = epds(10)
+        assert short == random.Random(seed).sample(book.read_text().splitlines(), 10)
+        for longer in (20, 30, 60, 99):
+            drawn = epds(longer)
+            assert drawn[:10] == short and len(set(drawn)) == longer
+        whole = epds(250)
+        assert len(whole) == 100 and len(set(whole)) == 100
+
+
 def test_the_docstring_examples():
     assert doctest.testmod(runner).failed == 0
 
