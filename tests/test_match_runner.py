@@ -315,6 +315,22 @@ def test_more_openings_keep_the_ones_already_drawn(tmp_path):
         assert len(whole) == 100 and len(set(whole)) == 100
 
 
+def test_a_match_resumed_with_more_games_keeps_its_openings(tmp_path):
+    """--resume with a larger --games: the games played are read back against the longer
+    draw's openings (seed 11: random.sample's 22 start with other openings than its 3).
+    The first engine's first move is illegal, so each game is two plies."""
+    from engine.cli import main
+    book = book_of(100, tmp_path / "book.epd")
+    illegal = " ".join(fake("illegal", "--mode", "illegal", "--after", 1).command)
+    args = ["match", illegal, " ".join(good().command), "--depth", "1", "--openings", str(book),
+            "--seed", "11", "--pgn", str(tmp_path / "games.pgn")]
+    first = CliRunner().invoke(main, args + ["--games", "6"])
+    assert first.exit_code == 0, first.output
+    resumed = CliRunner().invoke(main, args + ["--games", "44", "--resume"])
+    assert resumed.exit_code == 0, resumed.output
+    assert "6 games kept" in resumed.output and "illegal moves: 44 / 0" in resumed.output
+
+
 def test_the_docstring_examples():
     assert doctest.testmod(runner).failed == 0
 

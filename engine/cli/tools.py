@@ -40,8 +40,8 @@ sprt_cap = click.option(
                    "score=10.")
 @click.option("--pgn", type=click.Path(dir_okay=False), default=None, help="Write the games here.")
 @click.option("--resume", is_flag=True,
-              help="Go on with the match whose games are in --pgn (same engines, --seed, --openings and "
-                   "--games): they count, and only the rest are played.")
+              help="Go on with the match whose games are in --pgn (same engines, --seed and --openings; "
+                   "--games the same or more): they count, and only the rest are played.")
 @click.option("--log", "log_path", type=click.Path(exists=True, dir_okay=False), default=None,
               help="With --resume: the match's log (its game lines). Games it records past --pgn's "
                    "(a PGN lost before it was saved) count too, kept in the PGN as their opening and "

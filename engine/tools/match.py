@@ -434,7 +434,7 @@ def read_games(path: Path, a_label: str, b_label: str, openings: list[chess.Boar
         opening = int(h.get("Round", "0")) - 1 if h.get("Round", "").isdigit() else -1
         if not 0 <= opening < len(openings) or not starts_from(game, openings[opening]):
             raise ValueError(f"{path}: round {h.get('Round')} did not start from this match's opening "
-                             f"{opening + 1} (the same --seed, --openings and --games resume it)")
+                             f"{opening + 1} (the same --seed and --openings, and as many --games or more, resume it)")
         a_white = h["White"] == a_label
         games.append(GameResult(opening, a_white, h["Result"], h.get("Termination", ""),
                                 sum(1 for _ in game.mainline_moves()), pgn=str(game), **failure(h, a_white)))
