@@ -300,7 +300,7 @@ def book_of(count: int, path: Path) -> Path:
 def test_more_openings_keep_the_ones_already_drawn(tmp_path):
     """A match resumed with more games must meet its played pairs' openings again: a longer
     draw starts with the shorter one, also past the count where random.sample changes method
-    (about 21 of 100; with seeds 5 and 6 its own longer draws start differently), and the
+    (from 22 of 100 on; with seeds 5 and 6 its own longer draws start differently), and the
     draws random.sample made below that count stay as they were."""
     import random
     book = book_of(100, tmp_path / "book.epd")
