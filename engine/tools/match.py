@@ -87,7 +87,7 @@ class MatchSummary:
         return score_elo([g.a_score for g in self.games])
 
 
-def draw(items: list[str], count: int, seed: int) -> list[str]:
+def prefix_sample(items: list[str], count: int, seed: int) -> list[str]:
     """``count`` of ``items`` in a seeded order; all of them, shuffled, if there are no more.
 
     Below the whole list, a draw is the start of any longer draw with the same seed, so a
@@ -97,9 +97,9 @@ def draw(items: list[str], count: int, seed: int) -> list[str]:
     out, so every draw that stayed on it is unchanged:
 
     >>> items = [str(i) for i in range(1000)]
-    >>> draw(items, 10, seed=1) == random.Random(1).sample(items, 10)
+    >>> prefix_sample(items, 10, seed=1) == random.Random(1).sample(items, 10)
     True
-    >>> draw(items, 400, seed=1)[:10] == draw(items, 10, seed=1)
+    >>> prefix_sample(items, 400, seed=1)[:10] == prefix_sample(items, 10, seed=1)
     True
     """
     rng = random.Random(seed)
@@ -116,15 +116,15 @@ def draw(items: list[str], count: int, seed: int) -> list[str]:
 
 
 def load_openings(path: Path, count: int, seed: int) -> list[chess.Board]:
-    """``count`` openings drawn (seeded, see `draw`) from a PGN or EPD file (all of them if it holds fewer)."""
+    """``count`` openings drawn (seeded, see `prefix_sample`) from a PGN or EPD file (all of them if it holds fewer)."""
     text = Path(path).read_text()
     if path.suffix == ".epd":
         lines = [l for l in text.splitlines() if l.strip()]
-        return [chess.Board.from_epd(l)[0] for l in draw(lines, count, seed)]
+        return [chess.Board.from_epd(l)[0] for l in prefix_sample(lines, count, seed)]
     chunks = ["[Event" + c for c in text.split("\n[Event")[1:]]
     chunks.insert(0, text.split("\n[Event")[0])
     boards = []
-    for chunk in draw(chunks, count, seed):
+    for chunk in prefix_sample(chunks, count, seed):
         game = chess.pgn.read_game(io.StringIO(chunk))
         board = game.board()
         for move in game.mainline_moves():
